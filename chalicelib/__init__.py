@@ -1,0 +1,1 @@
+"""Liar's Lies backend: pure rules engine, service layer and AWS adapters."""
