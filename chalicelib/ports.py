@@ -7,6 +7,7 @@ local server. The service layer depends on these Protocols only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
@@ -36,3 +37,265 @@ class Clock(Protocol):
     def now_ms(self) -> int:
         """Current time in epoch milliseconds."""
         ...
+
+
+# --- Store -------------------------------------------------------------------------------
+# The store keeps everything that is not a pushed message or a timer: rooms (one small item
+# each, guarded by a version), users, ratings, chat, rate-limit counters and the realtime
+# bookkeeping. Two implementations share one test module: ``adapters.dynamo.DynamoStore``
+# and ``adapters.memory.MemoryStore``.
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredRoom:
+    """A room's engine state as stored, with the version that guards its next write."""
+
+    state: JsonDict
+    version: int
+
+
+@dataclass(frozen=True)
+class UserRecord:
+    """A stored user: registered (with username and password hash) or guest."""
+
+    id: str
+    name: str
+    guest: bool
+    username: str | None = None
+    password_hash: str | None = None
+    continue_mode: str = "auto"
+    created_at_ms: int = 0
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A WebSocket connection: its user (None for a signed-out spectator) and rooms watched."""
+
+    connection_id: str
+    user_id: str | None
+    connected_at_ms: int
+    rooms: frozenset[str] = field(default_factory=frozenset)
+
+
+class StoreError(Exception):
+    """Base class of the store's domain errors; ``code`` is stable and snake_case."""
+
+    code = "store_error"
+
+
+class RoomExists(StoreError):
+    """A room with this id already exists (ids collide only by a bug or a retry)."""
+
+    code = "room_exists"
+
+
+class VersionConflict(StoreError):
+    """The room changed since it was read; ``current`` is what is stored now (None if gone)."""
+
+    code = "version_conflict"
+
+    def __init__(self, room_id: str, expected_version: int, current: StoredRoom | None) -> None:
+        super().__init__(
+            f"room {room_id} is no longer at version {expected_version}"
+            + (f" (now {current.version})" if current is not None else " (gone)")
+        )
+        self.room_id = room_id
+        self.expected_version = expected_version
+        self.current = current
+
+
+class RoomLimitReached(StoreError):
+    """The user already has the maximum number of open rooms."""
+
+    code = "room_limit_reached"
+
+
+class UsernameTaken(StoreError):
+    """Another user already registered this username (compared case-insensitively)."""
+
+    code = "username_taken"
+
+
+class UserExists(StoreError):
+    """A user with this id already exists."""
+
+    code = "user_exists"
+
+
+class UnknownUser(StoreError):
+    """No user has this id."""
+
+    code = "unknown_user"
+
+
+class TooManyRatingChanges(StoreError):
+    """More rating changes than one DynamoDB transaction can hold (99 plus the record)."""
+
+    code = "too_many_rating_changes"
+
+
+class RoomStore(Protocol):
+    """Rooms: one versioned item each, written only under a version condition."""
+
+    def create_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        *,
+        owner_id: str | None = None,
+        max_open: int | None = None,
+    ) -> int:
+        """Store a new room at version 1; raise RoomExists, or RoomLimitReached for the owner."""
+        ...
+
+    def get_room(self, room_id: str) -> StoredRoom | None:
+        """Read a room's state and version (strongly consistent), or None."""
+        ...
+
+    def save_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        *,
+        expires_at_s: int | None = None,
+    ) -> int:
+        """Replace a room's state if still at ``expected_version``; return the new version."""
+        ...
+
+    def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
+        """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""
+        ...
+
+    def open_rooms(self, user_id: str) -> list[str]:
+        """Ids of the rooms counted against ``user_id``'s open-room cap."""
+        ...
+
+    def release_room(self, user_id: str, room_id: str) -> None:
+        """Stop counting ``room_id`` against ``user_id``'s cap (idempotent)."""
+        ...
+
+
+class UserStore(Protocol):
+    """Users, usernames, preferences, ratings, rated-game records and invitations."""
+
+    def create_user(
+        self,
+        user_id: str,
+        username: str | None,
+        password_hash: str | None,
+        guest: bool,
+        name: str,
+        *,
+        now_ms: int = 0,
+    ) -> UserRecord:
+        """Create a user; raise UsernameTaken or UserExists."""
+        ...
+
+    def get_user(self, user_id: str) -> UserRecord | None:
+        """Read a user by id."""
+        ...
+
+    def get_user_by_username(self, username: str) -> UserRecord | None:
+        """Read a user by username (case-insensitive)."""
+        ...
+
+    def set_preferences(self, user_id: str, continue_mode: str) -> None:
+        """Store the user's continue mode; raise UnknownUser."""
+        ...
+
+    def set_password_hash(self, user_id: str, password_hash: str) -> None:
+        """Replace a registered user's password hash (after a rehash); raise UnknownUser."""
+        ...
+
+    def get_ratings(self, user_ids: list[str]) -> dict[str, float]:
+        """Ratings of the given users (1500 for anyone without one)."""
+        ...
+
+    def apply_ratings(self, game_key: str, changes: dict[str, float], record: JsonDict) -> bool:
+        """Add each delta and store the game record atomically, once; False if already applied."""
+        ...
+
+    def get_game_record(self, game_key: str) -> JsonDict | None:
+        """The record stored by ``apply_ratings`` for this game, or None."""
+        ...
+
+    def add_invitation(
+        self, user_id: str, room_id: str, host_name: str, *, now_ms: int = 0
+    ) -> None:
+        """Invite ``user_id`` to ``room_id`` (repeating is harmless)."""
+        ...
+
+    def list_invitations(self, user_id: str) -> list[JsonDict]:
+        """The user's invitations: ``[{"room_id", "host_name"}]``, oldest first."""
+        ...
+
+    def remove_invitation(self, user_id: str, room_id: str) -> None:
+        """Forget an invitation (missing is fine)."""
+        ...
+
+
+class ChatStore(Protocol):
+    """Chat messages of a room, stored in order."""
+
+    def append_chat(self, room_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
+        """Store a message; return ``{"id", "user": {"id", "name"}, "text", "at"}``."""
+        ...
+
+    def list_chat(
+        self, room_id: str, after_id: str | None = None, limit: int = 50
+    ) -> list[JsonDict]:
+        """Messages in order: the latest ``limit``, or the first ``limit`` after ``after_id``."""
+        ...
+
+
+class RateLimiter(Protocol):
+    """Fixed-window counters."""
+
+    def hit(self, key: str, limit: int, window_seconds: int, now_ms: int) -> bool:
+        """Count one attempt for ``key``; True when it is within ``limit`` for this window."""
+        ...
+
+
+class RealtimeStore(Protocol):
+    """WebSocket connections, room subscriptions and single-use connection tickets."""
+
+    def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
+        """Record a new connection."""
+        ...
+
+    def get_connection(self, connection_id: str) -> Connection | None:
+        """Read a connection."""
+        ...
+
+    def delete_connection(self, connection_id: str) -> None:
+        """Forget a connection and all its subscriptions (missing is fine)."""
+        ...
+
+    def subscribe(self, connection_id: str, room_id: str) -> bool:
+        """Subscribe a known connection to a room; False when the connection is unknown."""
+        ...
+
+    def unsubscribe(self, connection_id: str, room_id: str) -> None:
+        """Unsubscribe (missing is fine)."""
+        ...
+
+    def subscribers(self, room_id: str) -> list[tuple[str, str | None]]:
+        """``(connection_id, user_id)`` of every connection watching the room."""
+        ...
+
+    def put_ticket(self, ticket: str, user_id: str, expires_ms: int) -> None:
+        """Store a WebSocket ticket for ``user_id`` valid until ``expires_ms``."""
+        ...
+
+    def consume_ticket(self, ticket: str, now_ms: int) -> str | None:
+        """Use a ticket once: its user id, or None if unknown, used or expired."""
+        ...
+
+
+class Store(RoomStore, UserStore, ChatStore, RateLimiter, RealtimeStore, Protocol):
+    """Everything the service layer stores; one DynamoDB table in AWS."""
