@@ -1,0 +1,140 @@
+"""Configuration, read lazily from the environment (never at import time).
+
+``chalice package`` imports ``app.py`` with no environment, so nothing here runs until
+``get_settings()`` is first called; the result is cached per process (``reset_settings()``
+drops the cache, for tests and the local server).
+
+Environment variables (all optional unless noted; numbers are base-10 integers > 0):
+
+Storage and AWS
+    TABLE_NAME              DynamoDB table holding everything (default ``liars-lies``).
+    AWS_REGION              Region of every AWS client; falls back to AWS_DEFAULT_REGION,
+                            then ``us-east-1``.
+    WEBSOCKET_API_ID        Id of the deployed API Gateway WebSocket API; required to push
+                            messages in AWS (the notifier builds its endpoint from it).
+    WEBSOCKET_STAGE         Stage of that WebSocket API (default ``ws``, as in
+                            ``.chalice/config.json``).
+    TIMER_FUNCTION_ARN      ARN of the Lambda that EventBridge Scheduler invokes for room
+                            timers; required for timers in AWS.
+    SCHEDULER_ROLE_ARN      Role that EventBridge Scheduler assumes to invoke that Lambda;
+                            required for timers in AWS.
+    SCHEDULER_GROUP         Schedule group for room timers (default ``default``).
+
+Token signing secret (the first one set wins; one of them is required to sign tokens)
+    TOKEN_SECRET_ARN        Secrets Manager secret id/ARN holding the signing keys.
+    TOKEN_SECRET_PARAM      SSM Parameter Store name (SecureString, read with decryption).
+    TOKEN_SECRET            The keys in plain text, for the local server and tests only.
+    The value is either one string (the key, kid ``k1``) or a JSON object
+    ``{"current": "<kid>", "keys": {"<kid>": "<key>", ...}}``; every key is at least 32 bytes.
+
+Auth
+    TOKEN_TTL_SECONDS       Lifetime of a bearer token (default 604800 = 7 days).
+    TICKET_TTL_SECONDS      Lifetime of a single-use WebSocket ticket (default 60).
+    CONNECTION_TTL_SECONDS  How long a WebSocket connection record is kept without a
+                            disconnect (default 10800 = 3 h; API Gateway closes at 2 h).
+
+Limits (operator caps, not game rules)
+    MAX_PLAYERS_PER_ROOM    Seats per room, humans and bots (default 100).
+    MAX_ROOMS_PER_USER      Open (waiting or playing) rooms a user may host (default 5).
+    CHAT_MAX_LENGTH         Characters per chat message (default 500).
+    CHAT_RATE               Chat messages per user and room per window (default 5).
+    CHAT_WINDOW_SECONDS     That window (default 10).
+    PASSCODE_MAX_ATTEMPTS   Passcode attempts per user and room per window (default 5).
+    PASSCODE_WINDOW_SECONDS That window (default 900 = 15 min).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+class ConfigError(Exception):
+    """A configuration value is missing or malformed."""
+
+    code = "config_error"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every configuration value the application reads (see the module docstring)."""
+
+    table_name: str = "liars-lies"
+    region: str = "us-east-1"
+    websocket_api_id: str | None = None
+    websocket_stage: str = "ws"
+    timer_function_arn: str | None = None
+    scheduler_role_arn: str | None = None
+    scheduler_group: str = "default"
+    token_secret_arn: str | None = None
+    token_secret_param: str | None = None
+    token_secret: str | None = None
+    token_ttl_seconds: int = 7 * 24 * 3600
+    ticket_ttl_seconds: int = 60
+    connection_ttl_seconds: int = 3 * 3600
+    max_players_per_room: int = 100
+    max_rooms_per_user: int = 5
+    chat_max_length: int = 500
+    chat_rate: int = 5
+    chat_window_seconds: int = 10
+    passcode_max_attempts: int = 5
+    passcode_window_seconds: int = 15 * 60
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from ``env`` (default: ``os.environ``); raise ConfigError."""
+        e = os.environ if env is None else env
+        d = cls()
+        return cls(
+            table_name=_str(e, "TABLE_NAME") or d.table_name,
+            region=_str(e, "AWS_REGION") or _str(e, "AWS_DEFAULT_REGION") or d.region,
+            websocket_api_id=_str(e, "WEBSOCKET_API_ID"),
+            websocket_stage=_str(e, "WEBSOCKET_STAGE") or d.websocket_stage,
+            timer_function_arn=_str(e, "TIMER_FUNCTION_ARN"),
+            scheduler_role_arn=_str(e, "SCHEDULER_ROLE_ARN"),
+            scheduler_group=_str(e, "SCHEDULER_GROUP") or d.scheduler_group,
+            token_secret_arn=_str(e, "TOKEN_SECRET_ARN"),
+            token_secret_param=_str(e, "TOKEN_SECRET_PARAM"),
+            token_secret=_str(e, "TOKEN_SECRET"),
+            token_ttl_seconds=_int(e, "TOKEN_TTL_SECONDS", d.token_ttl_seconds),
+            ticket_ttl_seconds=_int(e, "TICKET_TTL_SECONDS", d.ticket_ttl_seconds),
+            connection_ttl_seconds=_int(e, "CONNECTION_TTL_SECONDS", d.connection_ttl_seconds),
+            max_players_per_room=_int(e, "MAX_PLAYERS_PER_ROOM", d.max_players_per_room),
+            max_rooms_per_user=_int(e, "MAX_ROOMS_PER_USER", d.max_rooms_per_user),
+            chat_max_length=_int(e, "CHAT_MAX_LENGTH", d.chat_max_length),
+            chat_rate=_int(e, "CHAT_RATE", d.chat_rate),
+            chat_window_seconds=_int(e, "CHAT_WINDOW_SECONDS", d.chat_window_seconds),
+            passcode_max_attempts=_int(e, "PASSCODE_MAX_ATTEMPTS", d.passcode_max_attempts),
+            passcode_window_seconds=_int(e, "PASSCODE_WINDOW_SECONDS", d.passcode_window_seconds),
+        )
+
+
+def _str(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = _str(env, name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be greater than 0, got {value}")
+    return value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read from the environment on first use."""
+    return Settings.from_env()
+
+
+def reset_settings() -> None:
+    """Forget the cached settings so the next ``get_settings()`` reads the environment again."""
+    get_settings.cache_clear()
