@@ -1,0 +1,544 @@
+"""The local server: one ASGI app serving the Chalice app's REST routes, WebSockets and web client.
+
+HTTP requests become API Gateway events through Chalice's own ``LocalGateway`` (routing,
+path parameters, CORS and error answers are Chalice's), WebSocket frames on ``/ws`` become
+API-Gateway-style WebSocket events for ``app.handler_map["ws_connect" | "ws_message" |
+"ws_disconnect"]``, and a ``LocalTimers`` loop invokes ``app.handler_map["room_timer"]``.
+Every handler invocation runs in a worker thread under one global lock, because moto is
+not safe under concurrent requests (ARCHITECTURE.md decision 8).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib
+import json
+import logging
+import os
+import secrets
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio.to_thread
+import uvicorn
+from chalice.app import Chalice
+from chalice.config import Config
+from chalice.local import LambdaContext, LocalGateway, LocalGatewayException
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from chalicelib.local.notifier import LocalNotifier
+from chalicelib.local.timers import LocalTimers
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: One lock around every call into the Chalice app (and so into moto): moto is not thread-safe.
+APP_LOCK = threading.RLock()
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+LOCAL_TABLE_NAME = "liars-lies-local"
+LOCAL_REGION = "us-east-1"
+WS_STAGE = "ws"
+WS_API_ID = "local"
+HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+AccessLog = Callable[[str], None]
+
+
+def print_access_log(line: str) -> None:
+    """Default request log: one line on stdout, flushed."""
+    print(line, file=sys.stdout, flush=True)
+
+
+def load_chalice_app() -> Chalice:
+    """Import the project's Chalice app (``app.py``), the same object Lambda runs."""
+    import app as app_module  # the project's top-level module
+
+    chalice_app: Chalice = app_module.app
+    return chalice_app
+
+
+def chalice_config(chalice_app: Chalice, stage: str = "dev") -> Config:
+    """A chalice Config for ``LocalGateway``, read from ``.chalice/config.json`` when present."""
+    config_from_disk: dict[str, Any] = {"version": "2.0", "app_name": chalice_app.app_name}
+    project_dir = Path.cwd()
+    with contextlib.suppress(ImportError):
+        import app as app_module
+
+        if app_module.__file__:
+            project_dir = Path(app_module.__file__).resolve().parent
+    config_file = project_dir / ".chalice" / "config.json"
+    if config_file.is_file():
+        config_from_disk = json.loads(config_file.read_text())
+    return Config(
+        chalice_stage=stage,
+        user_provided_params={"chalice_app": chalice_app, "project_dir": str(project_dir)},
+        config_from_disk=config_from_disk,
+        default_params={"project_dir": str(project_dir)},
+    )
+
+
+def lambda_context(function_name: str) -> LambdaContext:
+    """A small fake Lambda context like the one ``chalice local`` passes."""
+    return LambdaContext(function_name=function_name, memory_size=512, max_runtime_ms=900_000)
+
+
+class AppRunner:
+    """Invokes the Chalice app's handlers, one at a time, under the global lock."""
+
+    def __init__(self, chalice_app: Chalice, lock: threading.RLock = APP_LOCK) -> None:
+        self.app = chalice_app
+        self.lock = lock
+        self.gateway = LocalGateway(chalice_app, chalice_config(chalice_app))
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` holding the lock (blocking: call from a worker thread)."""
+        with self.lock:
+            return fn()
+
+    def handler(self, name: str) -> Callable[[dict[str, Any], Any], Any] | None:
+        """The app's handler registered under the Python function name ``name``, if any."""
+        found: Callable[[dict[str, Any], Any], Any] | None = self.app.handler_map.get(name)
+        return found
+
+    def invoke(self, name: str, event: dict[str, Any]) -> Any:
+        """Invoke the handler ``name`` with ``event`` as Lambda would, under the lock."""
+        handler = self.handler(name)
+        if handler is None:
+            raise LookupError(f"the app has no handler named {name!r}")
+        with self.lock:
+            return handler(event, lambda_context(name))
+
+    def fire_timer(self, room_id: str, version: int) -> None:
+        """What EventBridge Scheduler would do: invoke ``room_timer`` with room and version."""
+        if self.handler("room_timer") is None:
+            log.warning(
+                "timer for %s v%s dropped: the app has no room_timer handler", room_id, version
+            )
+            return
+        self.invoke("room_timer", {"room_id": room_id, "version": version})
+
+
+def _static_file(static_dir: Path, path: str) -> Path | None:
+    """The file under ``static_dir`` that ``path`` names (``/`` is index.html), if any."""
+    rel = path.lstrip("/")
+    candidates = ["index.html"] if rel == "" else [rel]
+    if rel.startswith("static/"):
+        candidates.append(rel[len("static/") :])
+    root = static_dir.resolve()
+    for candidate in candidates:
+        target = (root / candidate).resolve()
+        if target.is_relative_to(root) and target.is_file():
+            return target
+    return None
+
+
+def _error_body(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+def _to_response(answer: dict[str, Any]) -> Response:
+    """Turn a Lambda proxy answer into a Starlette response."""
+    body: Any = answer.get("body")
+    if body is None:
+        content = b""
+    elif answer.get("isBase64Encoded"):
+        content = base64.b64decode(body)
+    elif isinstance(body, bytes):
+        content = body
+    else:
+        content = str(body).encode()
+    raw: list[tuple[bytes, bytes]] = []
+    headers: dict[str, Any] = dict(answer.get("headers") or {})
+    headers.update(answer.get("multiValueHeaders") or {})
+    has_type = False
+    for name, value in headers.items():
+        values = value if isinstance(value, list) else [value]
+        for one in values:
+            if name.lower() == "content-length":
+                continue
+            has_type = has_type or name.lower() == "content-type"
+            raw.append((name.lower().encode("latin-1"), str(one).encode("latin-1")))
+    if not has_type and content:
+        raw.append((b"content-type", b"application/json"))
+    response = Response(content=content, status_code=int(answer.get("statusCode", 200)))
+    response.raw_headers = [*raw, (b"content-length", str(len(content)).encode())]
+    return response
+
+
+def build_app(
+    chalice_app: Chalice | None = None,
+    *,
+    notifier: LocalNotifier | None = None,
+    runner: AppRunner | None = None,
+    static_dir: Path = STATIC_DIR,
+    access_log: AccessLog = print_access_log,
+) -> Starlette:
+    """The ASGI app: Chalice REST routes at the root, WebSockets at ``/ws``, the web client at ``/``."""
+    runner = runner or AppRunner(chalice_app or load_chalice_app())
+    notifier = notifier or LocalNotifier()
+
+    async def http_endpoint(request: Request) -> Response:
+        started = time.perf_counter()
+        response = await _handle_http(request)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        access_log(f"{request.method} {request.url.path} {response.status_code} {elapsed_ms:.1f}ms")
+        return response
+
+    async def _handle_http(request: Request) -> Response:
+        if request.method in ("GET", "HEAD"):
+            static = _static_file(static_dir, request.url.path)
+            if static is not None:
+                return FileResponse(static)
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw_path.decode("latin-1")
+        if request.url.query:
+            path = f"{path}?{request.url.query}"
+        body = await request.body()
+        headers = {k: v for k, v in request.headers.items()}
+
+        def run() -> dict[str, Any]:
+            answer: dict[str, Any] = runner.call(
+                lambda: runner.gateway.handle_request(
+                    method=request.method, path=path, headers=headers, body=body or None
+                )
+            )
+            return answer
+
+        try:
+            answer = await anyio.to_thread.run_sync(run)
+        except LocalGatewayException as exc:
+            return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
+        except Exception:
+            log.exception("unhandled error for %s %s", request.method, path)
+            return Response(
+                _error_body("internal_error", "The server failed to answer."),
+                status_code=500,
+                media_type="application/json",
+            )
+        return _to_response(answer)
+
+    async def ws_endpoint(websocket: WebSocket) -> None:
+        await _serve_websocket(websocket, runner, notifier, access_log)
+
+    return Starlette(
+        routes=[
+            WebSocketRoute("/ws", ws_endpoint),
+            Route("/{path:path}", http_endpoint, methods=HTTP_METHODS),
+        ]
+    )
+
+
+def _ws_event(
+    websocket: WebSocket, connection_id: str, route_key: str, body: str | None
+) -> dict[str, Any]:
+    """An API-Gateway-shaped WebSocket event, as Lambda receives it."""
+    event_type = {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(route_key, "MESSAGE")
+    host = websocket.headers.get("host") or "localhost"
+    query = dict(websocket.query_params)
+    now = time.time()
+    event: dict[str, Any] = {
+        "requestContext": {
+            "routeKey": route_key,
+            "eventType": event_type,
+            "connectionId": connection_id,
+            "domainName": host,
+            "stage": WS_STAGE,
+            "apiId": WS_API_ID,
+            "requestId": uuid.uuid4().hex,
+            "requestTimeEpoch": int(now * 1000),
+            "identity": {"sourceIp": websocket.client.host if websocket.client else "127.0.0.1"},
+        },
+        "queryStringParameters": query or None,
+        "isBase64Encoded": False,
+    }
+    if route_key == "$connect":
+        event["headers"] = {k: v for k, v in websocket.headers.items()}
+    if body is not None:
+        event["body"] = body
+    return event
+
+
+async def _serve_websocket(
+    websocket: WebSocket, runner: AppRunner, notifier: LocalNotifier, access_log: AccessLog
+) -> None:
+    """Run one WebSocket connection through the app's $connect/$default/$disconnect handlers."""
+    connection_id = base64.urlsafe_b64encode(secrets.token_bytes(12)).decode()
+    started = time.perf_counter()
+    if runner.handler("ws_message") is None:
+        await websocket.accept()
+        await websocket.send_text(
+            json.dumps(
+                {
+                    "type": "error",
+                    "error": {
+                        "code": "websocket_unavailable",
+                        "message": "This server's app has no WebSocket handlers "
+                        "(ws_message is missing).",
+                    },
+                }
+            )
+        )
+        await websocket.close(code=1011, reason="no WebSocket handlers")
+        access_log(f"WS /ws 1011 {(time.perf_counter() - started) * 1000:.1f}ms no handlers")
+        return
+
+    def invoke(route_key: str, body: str | None = None) -> Any:
+        name = {"$connect": "ws_connect", "$disconnect": "ws_disconnect"}.get(
+            route_key, "ws_message"
+        )
+        if runner.handler(name) is None:  # $connect and $disconnect are optional
+            return None
+        return runner.invoke(name, _ws_event(websocket, connection_id, route_key, body))
+
+    try:
+        answer = await anyio.to_thread.run_sync(invoke, "$connect")
+    except Exception:
+        log.exception("ws_connect failed")
+        answer = {"statusCode": 500}
+    status = int(answer.get("statusCode", 200)) if isinstance(answer, dict) else 200
+    if status >= 400:
+        # refused before the handshake completes: the client sees an HTTP 403, as in AWS
+        await websocket.close(code=1008)
+        access_log(f"WS /ws {status} {(time.perf_counter() - started) * 1000:.1f}ms refused")
+        return
+    await websocket.accept()
+    await notifier.register(connection_id, websocket)
+    access_log(
+        f"WS /ws 101 {(time.perf_counter() - started) * 1000:.1f}ms connected {connection_id}"
+    )
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None and message.get("bytes") is not None:
+                text = message["bytes"].decode("utf-8", errors="replace")
+            try:
+                await anyio.to_thread.run_sync(invoke, "$default", text)
+            except Exception:
+                log.exception("ws_message failed")
+                notifier.send(
+                    connection_id,
+                    {
+                        "type": "error",
+                        "error": {"code": "internal_error", "message": "Internal server error"},
+                    },
+                )
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await notifier.unregister(connection_id)
+        try:
+            await anyio.to_thread.run_sync(invoke, "$disconnect")
+        except Exception:
+            log.exception("ws_disconnect failed")
+        access_log(f"WS /ws closed {(time.perf_counter() - started) * 1000:.1f}ms {connection_id}")
+
+
+@contextlib.contextmanager
+def local_environment(dynamodb_endpoint: str | None = None) -> Iterator[None]:
+    """Environment for the app: fake AWS credentials, table name, token secret; moto unless an endpoint is given."""
+    defaults = {
+        "AWS_DEFAULT_REGION": LOCAL_REGION,
+        "AWS_REGION": os.environ.get("AWS_DEFAULT_REGION", LOCAL_REGION),
+        "TABLE_NAME": LOCAL_TABLE_NAME,
+        "TOKEN_SECRET": secrets.token_urlsafe(32),
+        "WEBSOCKET_API_ID": WS_API_ID,
+    }
+    forced: dict[str, str] = {}
+    if dynamodb_endpoint is None:
+        # never let the embedded backend see real credentials
+        forced = {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_SESSION_TOKEN": "testing",
+        }
+    else:
+        defaults.update({"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"})
+        forced = {
+            "DYNAMODB_ENDPOINT": dynamodb_endpoint,
+            "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_endpoint,
+        }
+    saved = {k: os.environ.get(k) for k in [*defaults, *forced]}
+    for key, value in defaults.items():
+        os.environ.setdefault(key, value)
+    os.environ.update(forced)
+    mock: Any = None
+    try:
+        if dynamodb_endpoint is None:
+            from moto import mock_aws
+
+            mock = mock_aws()
+            mock.start()
+        yield
+    finally:
+        if mock is not None:
+            mock.stop()
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+InstallDeps = Callable[[LocalNotifier, LocalTimers], Callable[[], None] | None]
+
+
+def install_wiring_deps(notifier: LocalNotifier, timers: LocalTimers) -> Callable[[], None] | None:
+    """Point ``chalicelib.wiring`` at the local notifier, timers and the store; return the undo."""
+    try:
+        wiring_any: Any = importlib.import_module("chalicelib.wiring")
+    except ImportError:
+        log.warning("chalicelib.wiring is missing: the app keeps its default dependencies")
+        return None
+    deps = wiring_any.local_deps(notifier=notifier, timers=timers)
+    wiring_any.set_deps(deps)
+    return wiring_any.reset_deps  # type: ignore[no-any-return]
+
+
+@dataclass
+class _Running:
+    server: uvicorn.Server
+    thread: threading.Thread | None
+    sock: socket.socket
+
+
+class LocalServer:
+    """The whole local server: environment, storage, timers, deps and uvicorn on one port."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        dynamodb_endpoint: str | None = None,
+        chalice_app: Chalice | None = None,
+        access_log: AccessLog = print_access_log,
+        install_deps: InstallDeps = install_wiring_deps,
+        static_dir: Path = STATIC_DIR,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.dynamodb_endpoint = dynamodb_endpoint
+        self._chalice_app = chalice_app
+        self._access_log = access_log
+        self._install_deps = install_deps
+        self._static_dir = static_dir
+        self.notifier = LocalNotifier()
+        self.timers: LocalTimers | None = None
+        self.runner: AppRunner | None = None
+        self._stack = contextlib.ExitStack()
+        self._running: _Running | None = None
+
+    @property
+    def url(self) -> str:
+        """The HTTP base URL, e.g. ``http://127.0.0.1:8000``."""
+        return f"http://{self._netloc}"
+
+    @property
+    def ws_url(self) -> str:
+        """The WebSocket URL, e.g. ``ws://127.0.0.1:8000/ws``."""
+        return f"ws://{self._netloc}/ws"
+
+    @property
+    def _netloc(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    def prepare(self) -> uvicorn.Server:
+        """Set up environment, storage, deps and timers, bind the socket; return the uvicorn server."""
+        stack = self._stack
+        stack.enter_context(local_environment(self.dynamodb_endpoint))
+        chalice_app = self._chalice_app or load_chalice_app()
+        self.runner = runner = AppRunner(chalice_app)
+        self.timers = timers = LocalTimers(runner.fire_timer)
+        undo = self._install_deps(self.notifier, timers)
+        if undo is not None:
+            stack.callback(undo)
+        timers.start()
+        stack.callback(timers.stop)
+        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        stack.callback(sock.close)
+        self.port = sock.getsockname()[1]
+        app = build_app(
+            runner=runner,
+            notifier=self.notifier,
+            static_dir=self._static_dir,
+            access_log=self._access_log,
+        )
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio"
+        )
+        server = uvicorn.Server(config)
+        self._running = _Running(server=server, thread=None, sock=sock)
+        return server
+
+    def run_prepared(self) -> None:
+        """Serve the prepared server in this thread until Ctrl-C (uvicorn handles SIGINT/SIGTERM)."""
+        running = self._running
+        if running is None:
+            raise RuntimeError("call prepare() first")
+        try:
+            running.server.run(sockets=[running.sock])
+        finally:
+            self._running = None
+            self._stack.close()
+
+    def serve_forever(self) -> None:
+        """Prepare, then serve in this thread until Ctrl-C, then clean up."""
+        self.prepare()
+        self.run_prepared()
+
+    def start(self) -> LocalServer:
+        """Serve in a background thread; return once it accepts connections."""
+        server = self.prepare()
+        running = self._running
+        assert running is not None
+        thread = threading.Thread(
+            target=server.run,
+            kwargs={"sockets": [running.sock]},
+            name="liars-dice-uvicorn",
+            daemon=True,
+        )
+        running.thread = thread
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the local server failed to start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and undo everything ``prepare`` set up."""
+        running, self._running = self._running, None
+        try:
+            if running is not None and running.thread is not None:
+                running.server.should_exit = True
+                running.thread.join(10)
+        finally:
+            self._stack.close()
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
