@@ -379,6 +379,7 @@ def local_environment(dynamodb_endpoint: str | None = None) -> Iterator[None]:
         os.environ.setdefault(key, value)
     os.environ.update(forced)
     mock: Any = None
+    _reset_settings()
     try:
         if dynamodb_endpoint is None:
             from moto import mock_aws
@@ -394,6 +395,14 @@ def local_environment(dynamodb_endpoint: str | None = None) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
+        _reset_settings()
+
+
+def _reset_settings() -> None:
+    """Drop the app's cached settings so they are read again from the environment."""
+    with contextlib.suppress(ImportError):
+        settings: Any = importlib.import_module("chalicelib.settings")
+        settings.reset_settings()
 
 
 InstallDeps = Callable[[LocalNotifier, LocalTimers], Callable[[], None] | None]

@@ -1,0 +1,386 @@
+"""The local server in-process: Chalice REST through LocalGateway, WebSockets at /ws, timers, lock."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from chalice.app import Chalice, WebsocketEvent
+
+from chalicelib.local.server import LocalServer
+
+
+def no_deps(*_: object) -> None:
+    """Tests with toy apps leave chalicelib.wiring alone."""
+    return None
+
+
+class Log(list[str]):
+    """Collects access-log lines (thread-safe enough: list.append is atomic)."""
+
+
+def wait_until(condition: Any, timeout: float = 5.0) -> bool:
+    """Poll ``condition`` until true (the server logs after it has answered)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+# --- the real app: REST through Chalice's own gateway ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_server() -> Iterator[tuple[LocalServer, Log]]:
+    log = Log()
+    with LocalServer(access_log=log.append) as server:
+        yield server, log
+
+
+def test_health_answers_ok_and_logs_one_line(real_server: tuple[LocalServer, Log]) -> None:
+    server, log = real_server
+    before = len(log)
+
+    answer = httpx.get(f"{server.url}/health")
+
+    assert answer.status_code == 200
+    assert answer.json() == {"status": "ok"}
+    assert answer.headers["content-type"] == "application/json"
+    new_lines = log[before:]
+    assert len(new_lines) == 1
+    method, path, status, elapsed = new_lines[0].split(" ")
+    assert (method, path, status) == ("GET", "/health", "200")
+    assert elapsed.endswith("ms")
+
+
+def test_unknown_path_gets_chalice_4xx_json(real_server: tuple[LocalServer, Log]) -> None:
+    server, log = real_server
+
+    answer = httpx.get(f"{server.url}/no/such/route")
+
+    assert 400 <= answer.status_code < 500
+    assert isinstance(answer.json(), dict)
+    assert log[-1].startswith("GET /no/such/route 4")
+
+
+def test_wrong_method_gets_chalice_405(real_server: tuple[LocalServer, Log]) -> None:
+    server, _ = real_server
+
+    answer = httpx.delete(f"{server.url}/health")
+
+    assert answer.status_code == 405
+    assert answer.json()["Code"] == "MethodNotAllowedError"
+
+
+def test_environment_is_local_and_moto_backed(real_server: tuple[LocalServer, Log]) -> None:
+    import os
+
+    import boto3
+
+    assert os.environ["TABLE_NAME"] == "liars-lies-local"
+    assert len(os.environ["TOKEN_SECRET"]) >= 32
+    # inside the embedded backend a table can be created without any AWS account
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    assert isinstance(client.list_tables()["TableNames"], list)
+
+
+# --- toy apps: WebSocket plumbing, pushes, timers, the lock ------------------------------
+
+
+def bare_app() -> Chalice:
+    app = Chalice(app_name="bare")
+
+    @app.route("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
+
+
+def test_websocket_without_handlers_gets_an_error_and_a_clean_close() -> None:
+    log = Log()
+    with LocalServer(chalice_app=bare_app(), access_log=log.append, install_deps=no_deps) as server:
+
+        async def talk() -> tuple[dict[str, Any], int | None]:
+            async with websockets.connect(server.ws_url) as ws:
+                first = json.loads(await ws.recv())
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await ws.recv()
+                return first, closed.value.rcvd.code if closed.value.rcvd else None
+
+        first, code = asyncio.run(talk())
+
+    assert first["type"] == "error"
+    assert first["error"]["code"] == "websocket_unavailable"
+    assert code == 1011
+    assert wait_until(lambda: any(line.startswith("WS /ws 1011") for line in log))
+
+
+class WsApp:
+    """A toy app with WebSocket handlers and a room_timer, pushing through the server's notifier."""
+
+    def __init__(self) -> None:
+        self.server: LocalServer | None = None
+        self.events: list[dict[str, Any]] = []
+        self.timer_events: list[dict[str, Any]] = []
+        self.timer_fired = threading.Event()
+        self.active = 0
+        self.max_active = 0
+        self.app = app = Chalice(app_name="toy")
+        app.experimental_feature_flags.update(["WEBSOCKETS"])
+
+        @app.route("/slow", methods=["POST"])
+        def slow() -> dict[str, int]:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+            time.sleep(0.005)
+            self.active -= 1
+            return {"active": self.active}
+
+        @app.route("/rooms/{room_id}/poke", methods=["POST"])
+        def poke(room_id: str) -> dict[str, Any]:
+            body = app.current_request.json_body
+            sent = self.notifier.send(body["connection_id"], {"type": "poke", "room_id": room_id})
+            return {"sent": sent}
+
+        @app.on_ws_connect()
+        def ws_connect(event: WebsocketEvent) -> dict[str, int]:
+            self.events.append(event.to_dict())
+            query = event.to_dict().get("queryStringParameters") or {}
+            if query.get("ticket") == "bad":
+                return {"statusCode": 401}
+            return {"statusCode": 200}
+
+        @app.on_ws_message()
+        def ws_message(event: WebsocketEvent) -> None:
+            self.events.append(event.to_dict())
+            body = event.json_body
+            if body.get("action") == "boom":
+                raise RuntimeError("handler failed")
+            self.notifier.send(event.connection_id, {"type": "echo", "body": body})
+
+        @app.on_ws_disconnect()
+        def ws_disconnect(event: WebsocketEvent) -> None:
+            self.events.append(event.to_dict())
+
+        @app.lambda_function()
+        def room_timer(event: dict[str, Any], context: Any) -> None:
+            self.timer_events.append(event)
+            self.timer_fired.set()
+
+    @property
+    def notifier(self) -> Any:
+        assert self.server is not None
+        return self.server.notifier
+
+
+@pytest.fixture
+def toy() -> Iterator[tuple[WsApp, LocalServer, Log]]:
+    toy_app = WsApp()
+    log = Log()
+    with LocalServer(chalice_app=toy_app.app, access_log=log.append, install_deps=no_deps) as server:
+        toy_app.server = server
+        yield toy_app, server, log
+
+
+def test_websocket_events_are_shaped_like_api_gateway(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    toy_app, server, _ = toy
+
+    async def talk() -> dict[str, Any]:
+        async with websockets.connect(f"{server.ws_url}?ticket=abc") as ws:
+            await ws.send(json.dumps({"action": "ping"}))
+            answer: dict[str, Any] = json.loads(await ws.recv())
+            return answer
+
+    echo = asyncio.run(talk())
+    assert wait_until(lambda: len(toy_app.events) == 3)
+
+    assert echo == {"type": "echo", "body": {"action": "ping"}}
+    connect, message, disconnect = toy_app.events
+    assert [e["requestContext"]["routeKey"] for e in toy_app.events] == [
+        "$connect",
+        "$default",
+        "$disconnect",
+    ]
+    assert [e["requestContext"]["eventType"] for e in toy_app.events] == [
+        "CONNECT",
+        "MESSAGE",
+        "DISCONNECT",
+    ]
+    ids = {e["requestContext"]["connectionId"] for e in toy_app.events}
+    assert len(ids) == 1
+    assert connect["queryStringParameters"] == {"ticket": "abc"}
+    assert json.loads(message["body"]) == {"action": "ping"}
+    assert not server.notifier.is_connected(ids.pop())
+
+
+def test_connect_handler_refusal_refuses_the_handshake(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    _, server, log = toy
+
+    async def talk() -> None:
+        async with websockets.connect(f"{server.ws_url}?ticket=bad"):
+            pass
+
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        asyncio.run(talk())
+
+    assert refused.value.response.status_code == 403
+    assert wait_until(lambda: any(line.startswith("WS /ws 401") for line in log))
+
+
+def test_a_rest_handler_pushes_to_a_live_connection_and_not_to_a_gone_one(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    toy_app, server, _ = toy
+
+    async def talk() -> tuple[dict[str, Any], str]:
+        async with websockets.connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"action": "ping"}))
+            await ws.recv()
+            connection_id = toy_app.events[0]["requestContext"]["connectionId"]
+            async with httpx.AsyncClient() as client:
+                answer = await client.post(
+                    f"{server.url}/rooms/r1/poke", json={"connection_id": connection_id}
+                )
+            assert answer.json() == {"sent": True}
+            pushed: dict[str, Any] = json.loads(await ws.recv())
+            return pushed, connection_id
+
+    pushed, connection_id = asyncio.run(talk())
+    gone = httpx.post(f"{server.url}/rooms/r1/poke", json={"connection_id": connection_id})
+
+    assert pushed == {"type": "poke", "room_id": "r1"}
+    assert gone.json() == {"sent": False}
+    assert server.notifier.send("never-existed", {"type": "x"}) is False
+
+
+def test_a_failing_message_handler_answers_an_error_and_keeps_the_connection(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    _, server, _ = toy
+
+    async def talk() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with websockets.connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"action": "boom"}))
+            error = json.loads(await ws.recv())
+            await ws.send(json.dumps({"action": "ping"}))
+            echo = json.loads(await ws.recv())
+            return error, echo
+
+    error, echo = asyncio.run(talk())
+
+    assert error["type"] == "error"
+    assert error["error"]["code"] == "internal_error"
+    assert echo["type"] == "echo"
+
+
+def test_pushes_keep_their_order(toy: tuple[WsApp, LocalServer, Log]) -> None:
+    _, server, _ = toy
+
+    async def talk() -> list[int]:
+        async with websockets.connect(server.ws_url) as ws:
+            for n in range(30):
+                await ws.send(json.dumps({"action": "n", "n": n}))
+            return [json.loads(await ws.recv())["body"]["n"] for _ in range(30)]
+
+    assert asyncio.run(talk()) == list(range(30))
+
+
+def test_timers_invoke_the_room_timer_handler(toy: tuple[WsApp, LocalServer, Log]) -> None:
+    toy_app, server, _ = toy
+    assert server.timers is not None
+
+    server.timers.schedule("room42", 5, int(time.time() * 1000) + 20)
+
+    assert toy_app.timer_fired.wait(5)
+    assert toy_app.timer_events == [{"room_id": "room42", "version": 5}]
+
+
+def test_handlers_never_run_concurrently(toy: tuple[WsApp, LocalServer, Log]) -> None:
+    toy_app, server, log = toy
+
+    async def burst() -> list[int]:
+        async with httpx.AsyncClient() as client:
+            answers = await asyncio.gather(
+                *(client.post(f"{server.url}/slow") for _ in range(16))
+            )
+        return [a.status_code for a in answers]
+
+    statuses = asyncio.run(burst())
+
+    assert statuses == [200] * 16
+    assert toy_app.max_active == 1
+    assert sum(1 for line in log if line.startswith("POST /slow 200")) == 16
+
+
+def test_web_client_files_are_served_at_the_root_and_under_static(tmp_path: Any) -> None:
+    (tmp_path / "index.html").write_text("<!doctype html><title>Liar's Lies</title>")
+    (tmp_path / "app.js").write_text("console.log('hi')")
+    with LocalServer(
+        chalice_app=bare_app(), access_log=lambda _: None, install_deps=no_deps, static_dir=tmp_path
+    ) as server:
+        index = httpx.get(f"{server.url}/")
+        root_js = httpx.get(f"{server.url}/app.js")
+        static_js = httpx.get(f"{server.url}/static/app.js")
+        escape = httpx.get(f"{server.url}/static/../../etc/passwd")
+        health = httpx.get(f"{server.url}/health")
+
+    assert index.status_code == 200
+    assert "Liar's Lies" in index.text
+    assert index.headers["content-type"].startswith("text/html")
+    assert root_js.text == static_js.text == "console.log('hi')"
+    assert escape.status_code >= 400
+    assert health.json() == {"status": "ok"}
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def test_cli_prints_the_url_serves_logs_and_stops_on_ctrl_c(tmp_path: Any) -> None:
+    import re
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    errors = (tmp_path / "stderr.txt").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        match = re.fullmatch(r"Liar's Lies is running: open (http://127\.0\.0\.1:(\d+)/)\n", first)
+        assert match, first + (tmp_path / "stderr.txt").read_text()
+        assert int(match.group(2)) > 0
+        health = httpx.get(f"{match.group(1)}health", timeout=10)
+        assert health.json() == {"status": "ok"}
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        errors.close()
+
+    assert proc.returncode == 0
+    assert re.search(r"^GET /health 200 [\d.]+ms$", rest, re.MULTILINE), rest
+    assert rest.rstrip().endswith("Stopped.")
