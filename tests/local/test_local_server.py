@@ -187,7 +187,9 @@ class WsApp:
 def toy() -> Iterator[tuple[WsApp, LocalServer, Log]]:
     toy_app = WsApp()
     log = Log()
-    with LocalServer(chalice_app=toy_app.app, access_log=log.append, install_deps=no_deps) as server:
+    with LocalServer(
+        chalice_app=toy_app.app, access_log=log.append, install_deps=no_deps
+    ) as server:
         toy_app.server = server
         yield toy_app, server, log
 
@@ -207,7 +209,7 @@ def test_websocket_events_are_shaped_like_api_gateway(
     assert wait_until(lambda: len(toy_app.events) == 3)
 
     assert echo == {"type": "echo", "body": {"action": "ping"}}
-    connect, message, disconnect = toy_app.events
+    connect, message, _disconnect = toy_app.events
     assert [e["requestContext"]["routeKey"] for e in toy_app.events] == [
         "$connect",
         "$default",
@@ -314,9 +316,7 @@ def test_handlers_never_run_concurrently(toy: tuple[WsApp, LocalServer, Log]) ->
 
     async def burst() -> list[int]:
         async with httpx.AsyncClient() as client:
-            answers = await asyncio.gather(
-                *(client.post(f"{server.url}/slow") for _ in range(16))
-            )
+            answers = await asyncio.gather(*(client.post(f"{server.url}/slow") for _ in range(16)))
         return [a.status_code for a in answers]
 
     statuses = asyncio.run(burst())
