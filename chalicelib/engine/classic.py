@@ -1,0 +1,114 @@
+"""The classic rules (SPEC §3): bids on all dice combined, ``*`` wild, one die per lost challenge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import bots
+from .dice import Roller, roll
+from .errors import IllegalBid, InvalidAction
+from .model import WILD, Bid, Player, Reveal, RevealRow, Room
+
+
+def total_dice(room: Room) -> int:
+    """Dice in play: the sum over players still in the game."""
+    return sum(p.dice_count for p in room.players if p.in_game)
+
+
+def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
+    """A raise increases the quantity (any face) or keeps it and increases the face."""
+    if current is None:
+        return True
+    return quantity > current.quantity or (quantity == current.quantity and face > current.face)
+
+
+def counts_toward(die: int, face: int) -> bool:
+    """A die counts toward a bid on ``face`` if it shows that face or ``*``; a normal 1 is not wild."""
+    return die in (face, WILD)
+
+
+class ClassicRules:
+    """Classic Liar's Dice as SPEC §3 describes it."""
+
+    name = "classic"
+
+    def deal(self, room: Room, roller: Roller) -> None:
+        """Everyone still in the game rerolls every remaining die."""
+        chance = room.settings.wildcard_chance
+        for p in room.players:
+            p.hand = roll(roller, p.dice_count, chance) if p.in_game else []
+
+    def check_bid(self, room: Room, player: Player, action: dict[str, Any]) -> Bid:
+        """Faces 1–6, quantity 1..dice in play, and strictly higher than the current bid."""
+        quantity, face = action.get("quantity"), action.get("face")
+        if not isinstance(quantity, int) or isinstance(quantity, bool):
+            raise InvalidAction("quantity must be an integer", field="quantity")
+        if not isinstance(face, int) or isinstance(face, bool):
+            raise InvalidAction("face must be an integer", field="face")
+        if not 1 <= face <= 6:
+            raise IllegalBid("face must be between 1 and 6", field="face")
+        total = total_dice(room)
+        if not 1 <= quantity <= total:
+            raise IllegalBid(f"quantity must be between 1 and {total} (dice in play)",
+                             field="quantity")
+        assert room.game is not None
+        current = room.game.current_bid
+        if not is_raise(quantity, face, current):
+            assert current is not None
+            raise IllegalBid(
+                f"a bid must raise {current.quantity}×{current.face}: a higher quantity, "
+                "or the same quantity with a higher face"
+            )
+        return Bid(player.id, quantity, face)
+
+    def resolve(self, room: Room, challenger: Player) -> Reveal:
+        """Count matching faces plus ``*``: meeting the bid makes the challenger lose."""
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        bid = game.current_bid
+        rows: list[RevealRow] = []
+        count = 0
+        for p in room.players:
+            if not p.hand:
+                continue
+            counted = [counts_toward(d, bid.face) for d in p.hand]
+            count += sum(counted)
+            rows.append(RevealRow(
+                p.id, p.name, list(p.hand), counted,
+                [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
+            ))
+        bidder = room.player(bid.player_id)
+        assert bidder is not None
+        loser, winner = (challenger, bidder) if count >= bid.quantity else (bidder, challenger)
+        penalty = room.settings.penalty
+        loser.dice_count -= 1
+        if penalty == "give":
+            winner.dice_count += 1
+        return Reveal(
+            round=game.round, bid=bid, challenger_id=challenger.id, count=count,
+            loser_id=loser.id, winner_id=winner.id, penalty=penalty,
+            eliminated=[], rows=rows,
+        )
+
+    def next_opener(self, room: Room, reveal: Reveal) -> str:
+        """The loser of the challenge opens the next round."""
+        return reveal.loser_id
+
+    def timeout_action(self, room: Room) -> dict[str, Any]:
+        """Liar! if a bid exists, otherwise the opening bid one 1."""
+        assert room.game is not None
+        if room.game.current_bid is not None:
+            return {"type": "liar"}
+        return {"type": "bid", "quantity": 1, "face": 1}
+
+    def bot_action(self, view: dict[str, Any], level: str, memory: dict[str, Any],
+                   roller: Roller) -> dict[str, Any]:
+        """Delegate to the classic bot policies."""
+        return bots.decide(view, level, memory, roller)
+
+    def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
+        """Feed a completed reveal to the bots' opponent model."""
+        bots.observe(memory, reveal)
+
+
+CLASSIC = ClassicRules()

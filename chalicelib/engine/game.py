@@ -1,0 +1,410 @@
+"""The shared game flow: rounds, turns and deadlines, breaks, final reveal, resignation, ranks.
+
+Every transition takes the time ``now`` (epoch ms) and a ``Roller``; nothing here reads a
+clock or the environment. Transitions validate first and mutate only once the action is known
+to be legal, so a ``DomainError`` leaves the room unchanged. Each returns the list of events
+(dicts with ``type`` and ``at``) that clients may animate; ``views.events_for`` redacts them.
+
+``advance(room, now, roller)`` applies every deadline that has passed, in order, each at its
+own deadline time, so the game unfolds exactly as if every timer had fired on time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dice import Roller
+from .errors import (
+    DomainError,
+    InvalidAction,
+    NoBidToChallenge,
+    NotAPlayer,
+    NotYourTurn,
+    StaleTurn,
+    WrongPhase,
+)
+from .model import FINAL_REVEAL_MS, Game, Phase, Player, Room, Status
+from .rules import rule_system
+
+Event = dict[str, Any]
+
+MAX_ADVANCE_STEPS = 100_000
+"""A guard against a bug looping forever; a real game ends long before."""
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _game(room: Room) -> Game:
+    if room.game is None or room.status != Status.PLAYING:
+        raise WrongPhase("the game is not in play")
+    return room.game
+
+
+def in_game(room: Room) -> list[Player]:
+    """Players still in the game, in seat order."""
+    return [p for p in room.players if p.in_game]
+
+
+def next_clockwise(room: Room, player_id: str) -> Player:
+    """The next player after ``player_id`` (who may be out) who is still in the game."""
+    players = room.players
+    n = len(players)
+    start = next(i for i, p in enumerate(players) if p.id == player_id)
+    for step in range(1, n + 1):
+        p = players[(start + step) % n]
+        if p.in_game:
+            return p
+    raise AssertionError("no player left in the game")
+
+
+def _opener_from(room: Room, player_id: str) -> Player:
+    """``player_id`` if still in the game, else the next one clockwise."""
+    p = room.player(player_id)
+    if p is not None and p.in_game:
+        return p
+    return next_clockwise(room, player_id)
+
+
+def _lowest_free_rank(room: Room) -> int:
+    """Each elimination or resignation takes the lowest rank still free."""
+    return len(in_game(room))
+
+
+def _record_progress(room: Room, restart: bool) -> None:
+    game = room.game
+    assert game is not None
+    counts = [p.dice_count if p.in_game else 0 for p in room.players]
+    if restart and game.progress_rounds and game.progress_rounds[-1] == game.round:
+        game.dice_progress[-1] = counts
+    else:
+        game.dice_progress.append(counts)
+        game.progress_rounds.append(game.round)
+
+
+def _begin_turn(room: Room, player: Player, at: int) -> None:
+    game = room.game
+    assert game is not None
+    game.turn += 1
+    game.turn_player = player.id
+    game.deadline = at + room.settings.turn_seconds * 1000
+
+
+def _start_round(room: Room, opener: Player, roller: Roller, at: int,
+                 events: list[Event], *, restart: bool = False) -> None:
+    game = room.game
+    assert game is not None
+    if not restart:
+        game.round += 1
+    game.phase = Phase.BIDDING
+    game.current_bid = None
+    game.round_bids = []
+    game.agreed = []
+    game.opener = opener.id
+    rule_system(room.settings.rules).deal(room, roller)
+    _record_progress(room, restart)
+    events.append({"type": "round_restarted" if restart else "round_started",
+                   "round": game.round, "opener_id": opener.id, "at": at})
+    _begin_turn(room, opener, at)
+
+
+def _finish(room: Room, at: int, events: list[Event]) -> None:
+    """The last player with dice ranks first; results are published."""
+    game = room.game
+    assert game is not None
+    for p in in_game(room):
+        p.rank = 1
+    for p in room.players:
+        p.hand = []
+    game.phase = Phase.FINISHED
+    game.turn_player = None
+    game.deadline = None
+    game.current_bid = None
+    game.round_bids = []
+    game.agreed = []
+    game.finished_at = at
+    game.dice_progress.append([p.dice_count if p.in_game else 0 for p in room.players])
+    game.progress_rounds.append(game.round)
+    room.status = Status.FINISHED
+    ranking = sorted((p for p in room.players), key=lambda p: p.rank or 0)
+    room.results = {
+        "ranking": [{"player_id": p.id, "rank": p.rank, "rating_before": None,
+                     "rating_after": None} for p in ranking],
+    }
+    events.append({"type": "game_finished", "at": at,
+                   "winner_id": next((p.id for p in room.players if p.rank == 1), None)})
+
+
+def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
+    player.rank = _lowest_free_rank(room)
+    player.eliminated = True
+    player.dice_count = 0
+    events.append({"type": "player_eliminated", "player_id": player.id, "rank": player.rank,
+                   "at": at})
+
+
+def _all_agreed(room: Room) -> bool:
+    game = room.game
+    assert game is not None
+    return all(p.id in game.agreed for p in in_game(room))
+
+
+def _maybe_end_break(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
+    """Unanimous agreement among those still in the game starts the next round early."""
+    game = room.game
+    assert game is not None
+    if game.phase == Phase.BREAK and _all_agreed(room):
+        assert game.opener is not None
+        _start_round(room, _opener_from(room, game.opener), roller, at, events)
+
+
+def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
+    """Bots act inside the same transition whenever play reaches them."""
+    from .views import bot_view
+
+    rules = rule_system(room.settings.rules)
+    guard = 0
+    while room.game is not None and room.game.phase == Phase.BIDDING:
+        player = room.player(room.game.turn_player or "")
+        if player is None or not player.is_bot:
+            return
+        memory = room.bot_memory
+        action = rules.bot_action(bot_view(room, player.id), player.level or "strong",
+                                  memory, roller)
+        try:
+            _apply_turn_action(room, player, action, roller, at, events, by="bot")
+        except DomainError:
+            # a bot must never stall a game: fall back to the timeout action
+            _apply_turn_action(room, player, rules.timeout_action(room), roller, at, events,
+                               by="bot")
+        guard += 1
+        if guard > MAX_ADVANCE_STEPS:
+            raise AssertionError("bots did not finish")
+
+
+# -- the turn actions -------------------------------------------------------------------------
+
+
+def _apply_turn_action(room: Room, player: Player, action: dict[str, Any], roller: Roller,
+                       at: int, events: list[Event], *, by: str) -> None:
+    """Apply a (validated-inside) bid or Liar! for the player to act."""
+    game = room.game
+    assert game is not None
+    rules = rule_system(room.settings.rules)
+    kind = action.get("type")
+    if kind == "bid":
+        bid = rules.check_bid(room, player, action)
+        game.current_bid = bid
+        game.round_bids.append(bid)
+        events.append({"type": "bid_placed", "player_id": player.id, "quantity": bid.quantity,
+                       "face": bid.face, "round": game.round,
+                       "by": by, "at": at})
+        _begin_turn(room, next_clockwise(room, player.id), at)
+        return
+    if kind == "liar":
+        if game.current_bid is None:
+            raise NoBidToChallenge("there is no bid to call Liar! on")
+        events.append({"type": "liar_called", "player_id": player.id, "round": game.round,
+                       "by": by, "at": at})
+        _resolve(room, player, roller, at, events)
+        return
+    raise InvalidAction(f"unknown turn action {kind!r}", field="type")
+
+
+def _resolve(room: Room, challenger: Player, roller: Roller, at: int,
+             events: list[Event]) -> None:
+    game = room.game
+    assert game is not None
+    rules = rule_system(room.settings.rules)
+    reveal = rules.resolve(room, challenger)
+    reveal.at = at
+    for p in room.players:
+        if p.in_game and p.dice_count <= 0:
+            _eliminate(room, p, at, events)
+            reveal.eliminated.append(p.id)
+    for p in room.players:
+        p.hand = []
+    game.last_reveal = reveal
+    game.current_bid = None
+    game.round_bids = []
+    game.turn_player = None
+    rules.observe(room.bot_memory, reveal)
+    events.append({"type": "challenge_resolved", "round": reveal.round, "count": reveal.count,
+                   "loser_id": reveal.loser_id, "winner_id": reveal.winner_id, "at": at})
+    if len(in_game(room)) <= 1:
+        reveal.final = True
+        game.phase = Phase.FINAL_REVEAL
+        game.deadline = at + FINAL_REVEAL_MS
+        events.append({"type": "final_reveal_started", "deadline": game.deadline, "at": at})
+        return
+    game.phase = Phase.BREAK
+    game.deadline = at + room.settings.break_seconds * 1000
+    game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
+    # Bots and Auto players agree at once; eliminated and resigned players have no vote.
+    game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]
+    events.append({"type": "break_started", "deadline": game.deadline, "at": at})
+    _maybe_end_break(room, roller, at, events)
+
+
+# -- public transitions -----------------------------------------------------------------------
+
+
+def start_game(room: Room, roller: Roller, now: int) -> list[Event]:
+    """Deal starting dice, pick the first opener at random, start round 1 (lobby checks are in ``room``)."""
+    room.status = Status.PLAYING
+    room.game = Game()
+    for p in room.players:
+        p.dice_count = room.settings.starting_dice
+        p.hand = []
+        p.eliminated = p.resigned = False
+        p.rank = None
+    events: list[Event] = [{"type": "game_started", "at": now}]
+    opener = room.players[roller.below(len(room.players))]
+    _start_round(room, opener, roller, now, events)
+    _run_bots(room, roller, now, events)
+    return events
+
+
+def seat_of_user(room: Room, user_id: str | None) -> Player:
+    """The caller's seat, or ``NotAPlayer``."""
+    player = room.player_of_user(user_id)
+    if player is None:
+        raise NotAPlayer("you have no seat in this game")
+    return player
+
+
+def place_bid(room: Room, player_id: str, quantity: int, face: int, turn: int,
+              roller: Roller, now: int) -> list[Event]:
+    """The player to act raises the bid."""
+    return act(room, player_id, {"type": "bid", "quantity": quantity, "face": face, "turn": turn},
+               roller, now)
+
+
+def call_liar(room: Room, player_id: str, turn: int, roller: Roller, now: int) -> list[Event]:
+    """The player to act challenges the current bid."""
+    return act(room, player_id, {"type": "liar", "turn": turn}, roller, now)
+
+
+def act(room: Room, player_id: str, action: dict[str, Any], roller: Roller,
+        now: int) -> list[Event]:
+    """Apply a player's action: ``bid``, ``liar`` (with ``turn``), ``agree`` or ``resign``."""
+    game = _game(room)
+    player = room.player(player_id)
+    if player is None:
+        raise NotAPlayer("you have no seat in this game")
+    kind = action.get("type")
+    events: list[Event] = []
+    if kind in ("bid", "liar"):
+        if game.phase != Phase.BIDDING:
+            raise WrongPhase("nobody is bidding right now")
+        turn = action.get("turn")
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            raise InvalidAction("turn must be the game.turn.number you are answering",
+                                field="turn")
+        if turn != game.turn:
+            raise StaleTurn(f"turn {turn} has passed; the current turn is {game.turn}")
+        if not player.in_game:
+            raise NotYourTurn("you are out of this game")
+        if game.turn_player != player.id:
+            raise NotYourTurn("it is not your turn")
+        _apply_turn_action(room, player, action, roller, now, events, by="player")
+    elif kind == "agree":
+        if game.phase != Phase.BREAK:
+            raise WrongPhase("there is no break to agree to")
+        if not player.in_game:
+            raise NotYourTurn("you are out of this game")
+        if player.id in game.agreed:
+            raise StaleTurn("you have already agreed", code="already_agreed")
+        game.agreed.append(player.id)
+        events.append({"type": "agreed", "player_id": player.id, "at": now})
+        _maybe_end_break(room, roller, now, events)
+    elif kind == "resign":
+        _resign(room, player, roller, now, events)
+    else:
+        raise InvalidAction("type must be one of: bid, liar, agree, resign", field="type")
+    _run_bots(room, roller, now, events)
+    return events
+
+
+def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[Event]) -> None:
+    game = room.game
+    assert game is not None
+    if game.phase not in (Phase.BIDDING, Phase.BREAK):
+        raise WrongPhase("the game is already decided")
+    if not player.in_game:
+        raise WrongPhase("you are already out of this game", code="already_out")
+    player.rank = _lowest_free_rank(room)
+    player.resigned = True
+    player.dice_count = 0
+    player.hand = []
+    if player.id in game.agreed:
+        game.agreed.remove(player.id)
+    events.append({"type": "player_resigned", "player_id": player.id, "rank": player.rank,
+                   "at": now})
+    if len(in_game(room)) == 1:
+        _finish(room, now, events)
+        return
+    assert game.opener is not None
+    if game.phase == Phase.BIDDING:
+        # The aborted round restarts: everyone rerolls, bids are cleared, same opener if possible.
+        _start_round(room, _opener_from(room, game.opener), roller, now, events, restart=True)
+    else:
+        game.opener = _opener_from(room, game.opener).id
+        _maybe_end_break(room, roller, now, events)
+
+
+def set_continue_mode(room: Room, player_id: str, mode: str, roller: Roller,
+                      now: int) -> list[Event]:
+    """Record a player's Auto/Manual choice; switching to Auto during a break agrees."""
+    if mode not in ("auto", "manual"):
+        raise InvalidAction("continue_mode must be auto or manual", field="continue_mode")
+    player = room.player(player_id)
+    if player is None:
+        raise NotAPlayer("you have no seat in this room")
+    player.continue_mode = mode
+    events: list[Event] = []
+    game = room.game
+    # Switching to Manual never revokes an agreement already given.
+    if (mode == "auto" and game is not None and game.phase == Phase.BREAK and player.in_game
+            and player.id not in game.agreed):
+        game.agreed.append(player.id)
+        events.append({"type": "agreed", "player_id": player.id, "at": now})
+        _maybe_end_break(room, roller, now, events)
+        _run_bots(room, roller, now, events)
+    return events
+
+
+def next_deadline(room: Room) -> int | None:
+    """When the room next needs waking (turn, break end, final reveal end), if ever."""
+    if room.game is None or room.status != Status.PLAYING:
+        return None
+    return room.game.deadline
+
+
+def advance(room: Room, now: int, roller: Roller) -> list[Event]:
+    """Apply every deadline that has passed by ``now``, each at its own deadline time."""
+    events: list[Event] = []
+    steps = 0
+    while room.status == Status.PLAYING and room.game is not None:
+        game = room.game
+        due = game.deadline
+        if due is None or due > now:
+            break
+        if game.phase == Phase.BIDDING:
+            player = room.player(game.turn_player or "")
+            assert player is not None
+            action = rule_system(room.settings.rules).timeout_action(room)
+            events.append({"type": "turn_timed_out", "player_id": player.id, "turn": game.turn,
+                           "at": due})
+            _apply_turn_action(room, player, action, roller, due, events, by="timeout")
+        elif game.phase == Phase.BREAK:
+            events.append({"type": "break_ended", "at": due})
+            assert game.opener is not None
+            _start_round(room, _opener_from(room, game.opener), roller, due, events)
+        elif game.phase == Phase.FINAL_REVEAL:
+            _finish(room, due, events)
+        _run_bots(room, roller, due, events)
+        steps += 1
+        if steps > MAX_ADVANCE_STEPS:
+            raise AssertionError("advance did not converge")
+    return events

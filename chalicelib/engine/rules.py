@@ -1,0 +1,60 @@
+"""One interface for rule systems.
+
+The room machinery (seats, turns and their deadlines, breaks, the final reveal, resignation,
+ranks, ratings, views of everything but the round) lives in ``game`` and ``views`` and is the
+same for every system. What happens *inside a round* is a rule system's business: how hands
+are rolled, which bids are legal, how a challenge resolves and what it costs, what a timeout
+does, how a bot plays and what the round looks like to a viewer. Adding a system (SPEC §9) is
+adding a module that implements ``RuleSystem`` and registering it in ``RULE_SYSTEMS``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .dice import Roller
+    from .model import Bid, Player, Reveal, Room
+
+
+class RuleSystem(Protocol):
+    """What a rule system provides to the shared room machinery."""
+
+    name: str
+
+    def deal(self, room: Room, roller: Roller) -> None:
+        """Roll a fresh hand for every player still in the game (start of each round)."""
+        ...
+
+    def check_bid(self, room: Room, player: Player, action: dict[str, Any]) -> Bid:
+        """Validate a bid action against the current bid; return the bid or raise IllegalBid."""
+        ...
+
+    def resolve(self, room: Room, challenger: Player) -> Reveal:
+        """Reveal every hand, decide the challenge and apply its penalty to dice counts."""
+        ...
+
+    def next_opener(self, room: Room, reveal: Reveal) -> str:
+        """Who should open the next round (before skipping players who are out)."""
+        ...
+
+    def timeout_action(self, room: Room) -> dict[str, Any]:
+        """What the server does for a player whose turn deadline passed."""
+        ...
+
+    def bot_action(self, view: dict[str, Any], level: str, memory: dict[str, Any],
+                   roller: Roller) -> dict[str, Any]:
+        """A bot's action, decided from its own player view only."""
+        ...
+
+    def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
+        """Let bots learn from a completed, public reveal (mutates ``memory``)."""
+        ...
+
+
+def rule_system(name: str) -> RuleSystem:
+    """The rule system a room's ``rules`` setting names."""
+    from .classic import CLASSIC
+
+    systems: dict[str, RuleSystem] = {"classic": CLASSIC}
+    return systems[name]

@@ -1,0 +1,181 @@
+"""The one view function: what a viewer may see of a room (ARCHITECTURE.md decision 2).
+
+Everything a client, a bot, a log line or an error body receives about a room is built here
+from (room, viewer). A player sees their own current dice; everyone else sees dice counts.
+During bidding nobody sees the current round's earlier bids: only the current bid and who
+made it. Revealed hands appear only in reveals of completed rounds.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from .model import WILD, Phase, Player, Reveal, Room, Status
+
+
+def iso(ms: int | None) -> str | None:
+    """Epoch milliseconds as ISO 8601 UTC with ``Z``."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z")
+
+
+def die_out(d: int) -> int | str:
+    """A die on the wire: 1–6 or ``"*"``."""
+    return "*" if d == WILD else d
+
+
+def reveal_view(reveal: Reveal) -> dict[str, Any]:
+    """A completed round's reveal: everything is public once the round is over."""
+    return {
+        "round": reveal.round,
+        "bid": reveal.bid.to_dict(),
+        "challenger_id": reveal.challenger_id,
+        "count": reveal.count,
+        "loser_id": reveal.loser_id,
+        "winner_id": reveal.winner_id,
+        "penalty": reveal.penalty,
+        "eliminated": list(reveal.eliminated),
+        "final": reveal.final,
+        "rows": [
+            {"player_id": r.player_id, "name": r.name, "dice": [die_out(d) for d in r.dice],
+             "counted": list(r.counted),
+             "bids": [{"quantity": q, "face": f} for q, f in r.bids]}
+            for r in reveal.rows
+        ],
+    }
+
+
+def _player_out(p: Player, seat: int) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": p.id, "user_id": p.user_id, "name": p.name, "kind": p.kind, "seat": seat,
+        "ready": p.ready or p.is_bot, "dice_count": p.dice_count, "eliminated": p.eliminated,
+        "resigned": p.resigned, "rank": p.rank,
+    }
+    if p.is_bot:
+        out["level"] = p.level
+    return out
+
+
+def room_view(room: Room, *, user_id: str | None = None,
+              player_id: str | None = None) -> dict[str, Any]:
+    """The room as seen by a user (``user_id``), a seat (``player_id``: bots) or a spectator."""
+    me_player = room.player(player_id) if player_id else room.player_of_user(user_id)
+    is_host = me_player is not None and me_player.id == room.host_id
+    settings = room.settings.to_dict()
+    if not is_host:
+        # The passcode is visible only to the host.
+        settings.pop("passcode", None)
+    request = None
+    if user_id is not None and me_player is None:
+        if any(r["user_id"] == user_id for r in room.pending):
+            request = "pending"
+        elif user_id in room.denied:
+            request = "denied"
+    me: dict[str, Any] = {
+        "player_id": me_player.id if me_player else None,
+        "is_host": is_host,
+        "dice": ([die_out(d) for d in me_player.hand] if me_player and me_player.hand else None),
+        "request": request,
+        "continue_mode": me_player.continue_mode if me_player else None,
+        "invited": user_id is not None and user_id in room.invited,
+    }
+    view: dict[str, Any] = {
+        "id": room.id,
+        "status": room.status.value,
+        "host_id": room.host_id,
+        "created_by_guest": room.created_by_guest,
+        "recreated_as": room.recreated_as,
+        "recreated_from": room.recreated_from,
+        "rated": room.rated,
+        "settings": settings,
+        "players": [_player_out(p, i) for i, p in enumerate(room.players)],
+        "me": me,
+        "game": _game_view(room),
+        "results": _results_view(room),
+    }
+    if is_host:
+        view["pending_requests"] = [dict(r) for r in room.pending]
+    return view
+
+
+def _game_view(room: Room) -> dict[str, Any] | None:
+    game = room.game
+    if game is None:
+        return None
+    turn = None
+    if game.phase == Phase.BIDDING and game.turn_player is not None:
+        turn = {"number": game.turn, "player_id": game.turn_player, "deadline": iso(game.deadline)}
+    brk = None
+    if game.phase == Phase.BREAK:
+        brk = {"deadline": iso(game.deadline), "agreed": list(game.agreed),
+               "opener_id": game.opener}
+    return {
+        "round": game.round,
+        "phase": game.phase.value,
+        "turn": turn,
+        # The current bid only: the round's earlier bids stay hidden until the reveal.
+        "current_bid": game.current_bid.to_dict() if game.current_bid else None,
+        "total_dice": sum(p.dice_count for p in room.players if p.in_game),
+        "break": brk,
+        "deadline": iso(game.deadline) if room.status == Status.PLAYING else None,
+        "opener_id": game.opener,
+        "last_reveal": reveal_view(game.last_reveal) if game.last_reveal else None,
+    }
+
+
+def _results_view(room: Room) -> dict[str, Any] | None:
+    if room.results is None or room.game is None:
+        return None
+    game = room.game
+    ids = [p.id for p in room.players]
+    progress = [
+        {"round": rnd, "counts": dict(zip(ids, counts, strict=True))}
+        for rnd, counts in zip(game.progress_rounds, game.dice_progress, strict=True)
+    ]
+    if progress:
+        progress[-1]["final"] = True
+    out = {"ranking": [dict(r) for r in room.results.get("ranking", [])],
+           "dice_progress": progress}
+    if "elo" in room.results:
+        out["elo"] = room.results["elo"]
+    return out
+
+
+def bot_view(room: Room, player_id: str) -> dict[str, Any]:
+    """Exactly a player's view of the bot's own seat: what a bot decides from."""
+    return room_view(room, player_id=player_id)
+
+
+def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events as any viewer may see them: bids of the round still being bid lose their details.
+
+    Only the latest bid of the current round is shown (it is the current bid); earlier bids of
+    that round are announced as "a bid was placed" so a push never carries the bid history.
+    """
+    game = room.game
+    hide_round = game.round if game is not None and game.phase == Phase.BIDDING else None
+    shown = -1
+    if hide_round is not None and game is not None and game.current_bid is not None:
+        bid = game.current_bid
+        for i in range(len(events) - 1, -1, -1):
+            e = events[i]
+            if e.get("type") == "bid_placed":
+                if (e.get("round") == hide_round and e.get("player_id") == bid.player_id
+                        and e.get("quantity") == bid.quantity and e.get("face") == bid.face):
+                    shown = i
+                break
+    out = []
+    for i, e in enumerate(events):
+        if e.get("type") == "bid_placed" and e.get("round") == hide_round and i != shown:
+            e = {k: v for k, v in e.items() if k not in ("quantity", "face")}
+        else:
+            e = dict(e)
+        if "deadline" in e and isinstance(e["deadline"], int):
+            e["deadline"] = iso(e["deadline"])
+        if isinstance(e.get("at"), int):
+            e["at"] = iso(e["at"])
+        out.append(e)
+    return out
