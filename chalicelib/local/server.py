@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import importlib
 import json
 import logging
@@ -408,16 +409,29 @@ def _reset_settings() -> None:
 InstallDeps = Callable[[LocalNotifier, LocalTimers], Callable[[], None] | None]
 
 
+def local_store() -> Any:
+    """The DynamoDB store adapter on this process's table (moto or ``--dynamodb-endpoint``)."""
+    from chalicelib.adapters.dynamo import DynamoStore
+
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or LOCAL_REGION
+    return DynamoStore(os.environ.get("TABLE_NAME", LOCAL_TABLE_NAME), region)
+
+
 def install_wiring_deps(notifier: LocalNotifier, timers: LocalTimers) -> Callable[[], None] | None:
-    """Point ``chalicelib.wiring`` at the local notifier, timers and the store; return the undo."""
+    """Create the table and point ``chalicelib.wiring`` at the store, notifier and timers; return the undo."""
+    store = local_store()
+    with APP_LOCK:
+        store.ensure_table()
     try:
-        wiring_any: Any = importlib.import_module("chalicelib.wiring")
+        wiring: Any = importlib.import_module("chalicelib.wiring")
     except ImportError:
         log.warning("chalicelib.wiring is missing: the app keeps its default dependencies")
         return None
-    deps = wiring_any.local_deps(notifier=notifier, timers=timers)
-    wiring_any.set_deps(deps)
-    return wiring_any.reset_deps  # type: ignore[no-any-return]
+    # start from the app's own defaults (clock, roller, ...) and swap the AWS-bound pieces
+    deps = dataclasses.replace(wiring.get_deps(), store=store, notifier=notifier, timers=timers)
+    wiring.set_deps(deps)
+    reset: Callable[[], None] = wiring.reset_deps
+    return reset
 
 
 @dataclass
