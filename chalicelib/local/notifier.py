@@ -8,6 +8,7 @@ the network. An unknown or closed connection answers False, like a 410 from API 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -76,13 +77,79 @@ class LocalNotifier:
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
         """Queue one JSON message; False when the connection is unknown or closed."""
+        return self.send_text(connection_id, json.dumps(message, separators=(",", ":")))
+
+    def send_text(self, connection_id: str, text: str) -> bool:
+        """Queue one text frame; False when the connection is unknown or closed."""
         with self._lock:
             conn = self._connections.get(connection_id)
         if conn is None or not conn.open or conn.loop.is_closed():
             return False
-        text = json.dumps(message, separators=(",", ":"))
         try:
             conn.loop.call_soon_threadsafe(conn.queue.put_nowait, text)
         except RuntimeError:  # loop closed between the check and the call
             return False
         return True
+
+    def close(self, connection_id: str) -> bool:
+        """Close a connection from the server side after its queued frames; False when gone."""
+        with self._lock:
+            conn = self._connections.get(connection_id)
+        if conn is None or not conn.open or conn.loop.is_closed():
+            return False
+
+        async def close_after_writes() -> None:
+            await self.unregister(connection_id, flush=True)
+            with contextlib.suppress(Exception):
+                await conn.websocket.close(code=1000)
+
+        try:
+            asyncio.run_coroutine_threadsafe(close_after_writes(), conn.loop)
+        except RuntimeError:
+            return False
+        return True
+
+
+class GoneException(Exception):
+    """What ``post_to_connection`` raises for a closed connection (HTTP 410 in AWS)."""
+
+
+class _Exceptions:
+    GoneException = GoneException
+
+
+class LocalManagementApi:
+    """Stands in for both ``app.websocket_api.session`` and its ``apigatewaymanagementapi`` client.
+
+    The project pushes through the Notifier port; this only makes Chalice's own
+    ``app.websocket_api.send/close/info`` work locally too.
+    """
+
+    exceptions = _Exceptions
+
+    def __init__(self, notifier: LocalNotifier) -> None:
+        self.notifier = notifier
+        self.region_name = "us-east-1"
+
+    def client(self, service_name: str, **_: Any) -> LocalManagementApi:
+        """boto3-session style: the management API client is this object."""
+        return self
+
+    def post_to_connection(self, ConnectionId: str, Data: str | bytes) -> dict[str, Any]:
+        """Push one frame; GoneException when the connection is gone."""
+        text = Data.decode() if isinstance(Data, bytes) else Data
+        if not self.notifier.send_text(ConnectionId, text):
+            raise GoneException(ConnectionId)
+        return {}
+
+    def delete_connection(self, ConnectionId: str) -> dict[str, Any]:
+        """Close the connection; GoneException when it is already gone."""
+        if not self.notifier.close(ConnectionId):
+            raise GoneException(ConnectionId)
+        return {}
+
+    def get_connection(self, ConnectionId: str) -> dict[str, Any]:
+        """Minimal connection info; GoneException when the connection is gone."""
+        if not self.notifier.is_connected(ConnectionId):
+            raise GoneException(ConnectionId)
+        return {"Identity": {"SourceIp": "127.0.0.1"}}

@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from chalicelib.local.notifier import LocalNotifier
+from chalicelib.local.notifier import LocalManagementApi, LocalNotifier
 from chalicelib.local.timers import LocalTimers
 
 log = logging.getLogger(__name__)
@@ -434,6 +434,23 @@ def install_wiring_deps(notifier: LocalNotifier, timers: LocalTimers) -> Callabl
     return reset
 
 
+@contextlib.contextmanager
+def _local_websocket_api(chalice_app: Chalice, notifier: LocalNotifier) -> Iterator[None]:
+    """Route Chalice's own ``app.websocket_api`` through the local notifier while serving."""
+    api: Any = chalice_app.websocket_api
+    if api is None:
+        yield
+        return
+    saved = (api.session, api._client, api._endpoint)
+    api.session = LocalManagementApi(notifier)
+    api._client = None
+    api._endpoint = None
+    try:
+        yield
+    finally:
+        api.session, api._client, api._endpoint = saved
+
+
 @dataclass
 class _Running:
     server: uvicorn.Server
@@ -489,6 +506,7 @@ class LocalServer:
         stack.enter_context(local_environment(self.dynamodb_endpoint))
         chalice_app = self._chalice_app or load_chalice_app()
         self.runner = runner = AppRunner(chalice_app)
+        stack.enter_context(_local_websocket_api(chalice_app, self.notifier))
         self.timers = timers = LocalTimers(runner.fire_timer)
         undo = self._install_deps(self.notifier, timers)
         if undo is not None:

@@ -166,6 +166,12 @@ class WsApp:
             body = event.json_body
             if body.get("action") == "boom":
                 raise RuntimeError("handler failed")
+            if body.get("action") == "chalice_send":
+                app.websocket_api.send(event.connection_id, "via chalice")
+                return
+            if body.get("action") == "chalice_close":
+                app.websocket_api.close(event.connection_id)
+                return
             self.notifier.send(event.connection_id, {"type": "echo", "body": body})
 
         @app.on_ws_disconnect()
@@ -287,6 +293,26 @@ def test_a_failing_message_handler_answers_an_error_and_keeps_the_connection(
     assert error["type"] == "error"
     assert error["error"]["code"] == "internal_error"
     assert echo["type"] == "echo"
+
+
+def test_chalice_websocket_api_also_reaches_local_connections(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    _, server, _ = toy
+
+    async def talk() -> tuple[str, int | None]:
+        async with websockets.connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"action": "chalice_send"}))
+            text = str(await ws.recv())
+            await ws.send(json.dumps({"action": "chalice_close"}))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await ws.recv()
+            return text, closed.value.rcvd.code if closed.value.rcvd else None
+
+    text, code = asyncio.run(talk())
+
+    assert text == "via chalice"
+    assert code == 1000
 
 
 def test_pushes_keep_their_order(toy: tuple[WsApp, LocalServer, Log]) -> None:
