@@ -225,9 +225,9 @@ class UserStore(Protocol):
         ...
 
     def add_invitation(
-        self, user_id: str, room_id: str, host_name: str, *, now_ms: int = 0
+        self, user_id: str, room_id: str, host_name: str, *, now_ms: int | None = None
     ) -> None:
-        """Invite ``user_id`` to ``room_id`` (repeating is harmless)."""
+        """Invite ``user_id`` to ``room_id`` (repeating is harmless; kept 7 days from now_ms)."""
         ...
 
     def list_invitations(self, user_id: str) -> list[JsonDict]:

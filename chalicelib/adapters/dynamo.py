@@ -1,0 +1,853 @@
+"""DynamoDB store: everything in ONE table (single-table design, see docs/STORAGE.md).
+
+Keys are strings ``pk`` and ``sk``; ``expires_at`` (epoch seconds) is the TTL attribute; one
+global secondary index ``gsi1`` (``gsi1pk`` = ``LOBBY#<status>``, ``gsi1sk`` =
+zero-padded created-at ms + room id, projecting only ``room_id`` and ``summary``) serves the
+lobby list.
+
+| item              | pk                   | sk              | main attributes                     |
+|-------------------|----------------------|-----------------|-------------------------------------|
+| room              | ROOM#<room_id>       | ROOM            | state or state_z, version, summary  |
+| subscription      | ROOM#<room_id>       | SUB#<conn_id>   | user_id, expires_at                 |
+| chat message      | ROOM#<room_id>       | CHAT#<msg_id>   | user_id, name, text, at             |
+| user              | USER#<user_id>       | PROFILE         | name, guest, username, password_hash, continue_mode, rating |
+| open rooms        | USER#<user_id>       | OPENROOMS       | rooms (string set)                  |
+| invitation        | USER#<user_id>       | INVITE#<room_id>| host_name, at, expires_at           |
+| username          | USERNAME#<lowercase> | USERNAME        | user_id                             |
+| rated game        | GAME#<game_key>      | GAME            | changes, record                     |
+| rate-limit window | RATE#<key>           | W#<window no.>  | n, expires_at                       |
+| connection        | CONN#<conn_id>       | CONN            | user_id, connected_at, rooms, expires_at |
+| ticket            | TICKET#<sha256>      | TICKET          | user_id, expires_ms, expires_at     |
+
+The room's engine state is compact JSON in ``state`` (S), or zlib-compressed JSON in
+``state_z`` (B) once the JSON passes ``COMPRESS_ABOVE`` bytes, so the hot item stays small.
+
+Only this module and its siblings import boto3; the client is made on first use, and is
+exposed as ``DynamoStore.client`` so a benchmark can hook its events (``count_requests``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from chalicelib.ports import (
+    Connection,
+    JsonDict,
+    RoomExists,
+    RoomLimitReached,
+    StoredRoom,
+    TooManyRatingChanges,
+    UnknownUser,
+    UserExists,
+    UsernameTaken,
+    UserRecord,
+    VersionConflict,
+)
+
+COMPRESS_ABOVE = 1024
+DEFAULT_RATING = 1500
+INVITATION_TTL_SECONDS = 7 * 24 * 3600
+MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
+
+Item = dict[str, Any]
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def _n(value: int | float) -> dict[str, str]:
+    return {"N": repr(value) if isinstance(value, float) else str(value)}
+
+
+def _code(err: Exception) -> str:
+    response = getattr(err, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def _compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_state(state: JsonDict) -> tuple[str, dict[str, Any]]:
+    """The attribute name and value holding ``state``: plain JSON or zlib-compressed JSON."""
+    text = _compact(state)
+    raw = text.encode()
+    if len(raw) > COMPRESS_ABOVE:
+        return "state_z", {"B": zlib.compress(raw, 6)}
+    return "state", {"S": text}
+
+
+def decode_state(item: Item) -> JsonDict:
+    """The engine state held by a stored room item."""
+    if "state_z" in item:
+        data: JsonDict = json.loads(zlib.decompress(item["state_z"]["B"]).decode())
+        return data
+    text: JsonDict = json.loads(item["state"]["S"])
+    return text
+
+
+def chat_message(msg_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
+    """A chat message as the API shows it (``at`` in ISO 8601 UTC with ``Z``)."""
+    at = datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(timespec="milliseconds")
+    return {
+        "id": msg_id,
+        "user": {"id": user_id, "name": name},
+        "text": text,
+        "at": at.replace("+00:00", "Z"),
+    }
+
+
+def new_chat_id(at_ms: int) -> str:
+    """A message id that sorts by time (ties broken at random)."""
+    return f"{at_ms:013d}-{secrets.token_hex(4)}"
+
+
+def ticket_key(ticket: str) -> str:
+    """Tickets are stored by hash: a table reader cannot replay one."""
+    return hashlib.sha256(ticket.encode()).hexdigest()
+
+
+def lobby_sort_key(created_at_ms: int, room_id: str) -> str:
+    """GSI sort key: creation time (zero-padded ms), then room id."""
+    return f"{created_at_ms:015d}#{room_id}"
+
+
+def count_requests(store: DynamoStore) -> Counter[str]:
+    """Count the store's DynamoDB calls by operation name from now on (for benchmarks, tests)."""
+    counts: Counter[str] = Counter()
+
+    def on_call(model: Any, **_: Any) -> None:
+        counts[model.name] += 1
+
+    store.client.meta.events.register("before-call.dynamodb", on_call)
+    return counts
+
+
+class DynamoStore:
+    """The Store port on one DynamoDB table."""
+
+    def __init__(
+        self,
+        table_name: str,
+        region: str | None = None,
+        *,
+        client: Any = None,
+        connection_ttl_seconds: int = 3 * 3600,
+    ) -> None:
+        self.table_name = table_name
+        self.region = region
+        self.connection_ttl_seconds = connection_ttl_seconds
+        self._client = client
+        self._client_lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        """The boto3 DynamoDB client, created on first use."""
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    import boto3
+                    from botocore.config import Config
+
+                    config = Config(retries={"mode": "standard", "max_attempts": 3})
+                    self._client = boto3.client("dynamodb", region_name=self.region, config=config)
+        return self._client
+
+    # --- table ------------------------------------------------------------------------
+
+    def ensure_table(self) -> None:
+        """Create the table with its GSI and TTL if missing (local server and tests)."""
+        c = self.client
+        try:
+            c.create_table(
+                TableName=self.table_name,
+                BillingMode="PAY_PER_REQUEST",
+                AttributeDefinitions=[
+                    {"AttributeName": name, "AttributeType": "S"}
+                    for name in ("pk", "sk", "gsi1pk", "gsi1sk")
+                ],
+                KeySchema=[
+                    {"AttributeName": "pk", "KeyType": "HASH"},
+                    {"AttributeName": "sk", "KeyType": "RANGE"},
+                ],
+                GlobalSecondaryIndexes=[
+                    {
+                        "IndexName": "gsi1",
+                        "KeySchema": [
+                            {"AttributeName": "gsi1pk", "KeyType": "HASH"},
+                            {"AttributeName": "gsi1sk", "KeyType": "RANGE"},
+                        ],
+                        "Projection": {
+                            "ProjectionType": "INCLUDE",
+                            "NonKeyAttributes": ["room_id", "summary"],
+                        },
+                    }
+                ],
+            )
+        except Exception as err:
+            if _code(err) == "ResourceInUseException":
+                return
+            raise
+        c.get_waiter("table_exists").wait(
+            TableName=self.table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 60}
+        )
+        c.update_time_to_live(
+            TableName=self.table_name,
+            TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires_at"},
+        )
+
+    # --- rooms ------------------------------------------------------------------------
+
+    def _room_item(self, room_id: str, state: JsonDict, summary: JsonDict, version: int) -> Item:
+        status = str(summary.get("status", ""))
+        created_at = summary.get("created_at")
+        name, value = encode_state(state)
+        return {
+            "pk": _s(f"ROOM#{room_id}"),
+            "sk": _s("ROOM"),
+            "room_id": _s(room_id),
+            name: value,
+            "version": _n(version),
+            "summary": _s(_compact(summary)),
+            "status": _s(status),
+            "gsi1pk": _s(f"LOBBY#{status}"),
+            "gsi1sk": _s(lobby_sort_key(created_at if isinstance(created_at, int) else 0, room_id)),
+        }
+
+    def create_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        *,
+        owner_id: str | None = None,
+        max_open: int | None = None,
+    ) -> int:
+        """Store a new room at version 1; raise RoomExists, or RoomLimitReached for the owner."""
+        item = self._room_item(room_id, state, summary, 1)
+        put = {
+            "TableName": self.table_name,
+            "Item": item,
+            # A room id is created once: never overwrite an existing room.
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+        if owner_id is None:
+            try:
+                self.client.put_item(**put)
+            except Exception as err:
+                if _code(err) == "ConditionalCheckFailedException":
+                    raise RoomExists(f"room {room_id} exists") from None
+                raise
+            return 1
+        update: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": {"pk": _s(f"USER#{owner_id}"), "sk": _s("OPENROOMS")},
+            "UpdateExpression": "ADD #rooms :room",
+            "ExpressionAttributeNames": {"#rooms": "rooms"},
+            "ExpressionAttributeValues": {":room": {"SS": [room_id]}},
+        }
+        if max_open is not None:
+            # The open-room cap: admit a new room only while the owner has fewer than max.
+            update["ConditionExpression"] = "attribute_not_exists(#rooms) OR size(#rooms) < :max"
+            update["ExpressionAttributeValues"][":max"] = _n(max_open)
+        try:
+            self.client.transact_write_items(TransactItems=[{"Put": put}, {"Update": update}])
+        except Exception as err:
+            reasons = _cancellation_codes(err)
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                raise RoomExists(f"room {room_id} exists") from None
+            if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                raise RoomLimitReached(f"user {owner_id} has {max_open} open rooms") from None
+            raise
+        return 1
+
+    def get_room(self, room_id: str) -> StoredRoom | None:
+        """Read a room's state and version with one strongly consistent GetItem."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"ROOM#{room_id}"), "sk": _s("ROOM")},
+            ConsistentRead=True,
+            ProjectionExpression="#state, state_z, version",
+            ExpressionAttributeNames={"#state": "state"},
+        )
+        item = answer.get("Item")
+        if not item:
+            return None
+        return StoredRoom(state=decode_state(item), version=int(item["version"]["N"]))
+
+    def save_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        *,
+        expires_at_s: int | None = None,
+    ) -> int:
+        """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem)."""
+        new_version = expected_version + 1
+        name, value = encode_state(state)
+        other = "state" if name == "state_z" else "state_z"
+        status = str(summary.get("status", ""))
+        sets = "#cur = :cur, version = :new, summary = :summary, #status = :status, gsi1pk = :g"
+        values: dict[str, Any] = {
+            ":cur": value,
+            ":new": _n(new_version),
+            ":expected": _n(expected_version),
+            ":summary": _s(_compact(summary)),
+            ":status": _s(status),
+            ":g": _s(f"LOBBY#{status}"),
+        }
+        if expires_at_s is not None:
+            sets += ", expires_at = :exp"
+            values[":exp"] = _n(expires_at_s)
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={
+                    "pk": _s(f"ROOM#{room_id}"),
+                    "sk": _s("ROOM"),
+                },
+                UpdateExpression=f"SET {sets} REMOVE #other",
+                # Optimistic concurrency: write only over the version this change was based on.
+                ConditionExpression="version = :expected",
+                ExpressionAttributeNames={"#cur": name, "#other": other, "#status": "status"},
+                ExpressionAttributeValues=values,
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except Exception as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+            old = getattr(err, "response", {}).get("Item")
+            current = (
+                StoredRoom(state=decode_state(old), version=int(old["version"]["N"]))
+                if old
+                else None
+            )
+            raise VersionConflict(room_id, expected_version, current) from None
+        return new_version
+
+    def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
+        """Lobby summaries of rooms with ``status``, newest first (one GSI Query)."""
+        answer = self.client.query(
+            TableName=self.table_name,
+            IndexName="gsi1",
+            KeyConditionExpression="gsi1pk = :g",
+            ExpressionAttributeValues={":g": _s(f"LOBBY#{status}")},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [
+            {"id": item["room_id"]["S"], **json.loads(item["summary"]["S"])}
+            for item in answer.get("Items", [])
+        ]
+
+    def open_rooms(self, user_id: str) -> list[str]:
+        """Ids of the rooms counted against ``user_id``'s open-room cap."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s("OPENROOMS")},
+            ConsistentRead=True,
+        )
+        return sorted(answer.get("Item", {}).get("rooms", {}).get("SS", []))
+
+    def release_room(self, user_id: str, room_id: str) -> None:
+        """Stop counting ``room_id`` against ``user_id``'s cap (idempotent)."""
+        self.client.update_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s("OPENROOMS")},
+            UpdateExpression="DELETE #rooms :room",
+            ExpressionAttributeNames={"#rooms": "rooms"},
+            ExpressionAttributeValues={":room": {"SS": [room_id]}},
+        )
+
+    # --- users ------------------------------------------------------------------------
+
+    def create_user(
+        self,
+        user_id: str,
+        username: str | None,
+        password_hash: str | None,
+        guest: bool,
+        name: str,
+        *,
+        now_ms: int = 0,
+    ) -> UserRecord:
+        """Create a user; raise UsernameTaken or UserExists."""
+        item: Item = {
+            "pk": _s(f"USER#{user_id}"),
+            "sk": _s("PROFILE"),
+            "user_id": _s(user_id),
+            "name": _s(name),
+            "guest": {"BOOL": guest},
+            "continue_mode": _s("auto"),
+            "created_at": _n(now_ms),
+        }
+        if username is not None:
+            item["username"] = _s(username)
+        if password_hash is not None:
+            item["password_hash"] = _s(password_hash)
+        put_user = {
+            "TableName": self.table_name,
+            "Item": item,
+            # A user id is created once: never overwrite a profile.
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+        try:
+            if username is None:
+                self.client.put_item(**put_user)
+            else:
+                put_name = {
+                    "TableName": self.table_name,
+                    "Item": {
+                        "pk": _s(f"USERNAME#{username.lower()}"),
+                        "sk": _s("USERNAME"),
+                        "user_id": _s(user_id),
+                    },
+                    # Username uniqueness (case-insensitive): the name is claimed once.
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+                self.client.transact_write_items(
+                    TransactItems=[{"Put": put_user}, {"Put": put_name}]
+                )
+        except Exception as err:
+            if _code(err) == "ConditionalCheckFailedException":
+                raise UserExists(f"user {user_id} exists") from None
+            reasons = _cancellation_codes(err)
+            if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                raise UsernameTaken(f"username {username!r} is taken") from None
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                raise UserExists(f"user {user_id} exists") from None
+            raise
+        return _user_from_item(item)
+
+    def get_user(self, user_id: str) -> UserRecord | None:
+        """Read a user by id (one GetItem)."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s("PROFILE")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item")
+        return _user_from_item(item) if item else None
+
+    def get_user_by_username(self, username: str) -> UserRecord | None:
+        """Read a user by username, case-insensitively (two GetItems)."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USERNAME#{username.lower()}"), "sk": _s("USERNAME")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item")
+        return self.get_user(item["user_id"]["S"]) if item else None
+
+    def _update_profile(self, user_id: str, attribute: str, value: str) -> None:
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"USER#{user_id}"), "sk": _s("PROFILE")},
+                UpdateExpression="SET #a = :v",
+                # Only existing users: an update must not create a stray profile.
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#a": attribute},
+                ExpressionAttributeValues={":v": _s(value)},
+            )
+        except Exception as err:
+            if _code(err) == "ConditionalCheckFailedException":
+                raise UnknownUser(f"no user {user_id}") from None
+            raise
+
+    def set_preferences(self, user_id: str, continue_mode: str) -> None:
+        """Store the user's continue mode; raise UnknownUser."""
+        self._update_profile(user_id, "continue_mode", continue_mode)
+
+    def set_password_hash(self, user_id: str, password_hash: str) -> None:
+        """Replace a user's password hash; raise UnknownUser."""
+        self._update_profile(user_id, "password_hash", password_hash)
+
+    def get_ratings(self, user_ids: list[str]) -> dict[str, float]:
+        """Ratings of the given users (1500 for anyone without one), by BatchGetItem."""
+        wanted = list(dict.fromkeys(user_ids))
+        ratings = {uid: float(DEFAULT_RATING) for uid in wanted}
+        for start in range(0, len(wanted), 100):
+            keys = [
+                {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")}
+                for uid in wanted[start : start + 100]
+            ]
+            request: dict[str, Any] = {
+                self.table_name: {
+                    "Keys": keys,
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "user_id, rating",
+                }
+            }
+            while request:
+                answer = self.client.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self.table_name, []):
+                    if "rating" in item:
+                        ratings[item["user_id"]["S"]] = float(item["rating"]["N"])
+                request = answer.get("UnprocessedKeys") or {}
+        return ratings
+
+    def apply_ratings(self, game_key: str, changes: dict[str, float], record: JsonDict) -> bool:
+        """Add each delta and store the game record in one transaction; False if done before."""
+        if len(changes) > MAX_RATING_CHANGES:
+            raise TooManyRatingChanges(f"{len(changes)} rating changes in one game")
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self.table_name,
+                    "Item": {
+                        "pk": _s(f"GAME#{game_key}"),
+                        "sk": _s("GAME"),
+                        "changes": _s(_compact(changes)),
+                        "record": _s(_compact(record)),
+                    },
+                    # Exactly once: ratings move only together with the first game record.
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            }
+        ]
+        for uid, delta in changes.items():
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self.table_name,
+                        "Key": {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")},
+                        "UpdateExpression": "SET rating = if_not_exists(rating, :base) + :d",
+                        # Only existing users: never create a profile out of a rating.
+                        "ConditionExpression": "attribute_exists(pk)",
+                        "ExpressionAttributeValues": {
+                            ":base": _n(DEFAULT_RATING),
+                            ":d": _n(float(delta)),
+                        },
+                    }
+                }
+            )
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except Exception as err:
+            reasons = _cancellation_codes(err)
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                return False
+            if "ConditionalCheckFailed" in reasons[1:]:
+                raise UnknownUser("a rated user does not exist") from None
+            raise
+        return True
+
+    def get_game_record(self, game_key: str) -> JsonDict | None:
+        """The record stored by ``apply_ratings`` for this game, or None."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"GAME#{game_key}"), "sk": _s("GAME")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item")
+        if not item:
+            return None
+        data: JsonDict = json.loads(item["record"]["S"])
+        return data
+
+    def add_invitation(
+        self, user_id: str, room_id: str, host_name: str, *, now_ms: int | None = None
+    ) -> None:
+        """Invite ``user_id`` to ``room_id`` (kept 7 days when ``now_ms`` is given)."""
+        item: Item = {
+            "pk": _s(f"USER#{user_id}"),
+            "sk": _s(f"INVITE#{room_id}"),
+            "room_id": _s(room_id),
+            "host_name": _s(host_name),
+            "at": _n(now_ms or 0),
+        }
+        if now_ms is not None:
+            item["expires_at"] = _n(now_ms // 1000 + INVITATION_TTL_SECONDS)
+        self.client.put_item(TableName=self.table_name, Item=item)
+
+    def list_invitations(self, user_id: str) -> list[JsonDict]:
+        """The user's invitations ``[{"room_id", "host_name"}]``, oldest first."""
+        items = self._query_all(f"USER#{user_id}", "INVITE#")
+        items.sort(key=lambda it: (int(it["at"]["N"]), it["room_id"]["S"]))
+        return [{"room_id": it["room_id"]["S"], "host_name": it["host_name"]["S"]} for it in items]
+
+    def remove_invitation(self, user_id: str, room_id: str) -> None:
+        """Forget an invitation (missing is fine)."""
+        self.client.delete_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s(f"INVITE#{room_id}")},
+        )
+
+    # --- chat -------------------------------------------------------------------------
+
+    def append_chat(self, room_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
+        """Store a message; return ``{"id", "user": {"id", "name"}, "text", "at"}``."""
+        msg_id = new_chat_id(at_ms)
+        self.client.put_item(
+            TableName=self.table_name,
+            Item={
+                "pk": _s(f"ROOM#{room_id}"),
+                "sk": _s(f"CHAT#{msg_id}"),
+                "user_id": _s(user_id),
+                "name": _s(name),
+                "text": _s(text),
+                "at": _n(at_ms),
+            },
+            # A message id is used once: a collision must not replace another message.
+            ConditionExpression="attribute_not_exists(sk)",
+        )
+        return chat_message(msg_id, user_id, name, text, at_ms)
+
+    def list_chat(
+        self, room_id: str, after_id: str | None = None, limit: int = 50
+    ) -> list[JsonDict]:
+        """Messages in order: the latest ``limit``, or the first ``limit`` after ``after_id``."""
+        if limit <= 0:
+            return []
+        names = {"#sk": "sk", "#text": "text", "#name": "name"}
+        projection = "#sk, user_id, #name, #text, #at"
+        names["#at"] = "at"
+        if after_id is None:
+            answer = self.client.query(
+                TableName=self.table_name,
+                KeyConditionExpression="pk = :pk AND begins_with(#sk, :p)",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={":pk": _s(f"ROOM#{room_id}"), ":p": _s("CHAT#")},
+                ProjectionExpression=projection,
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+            items = list(reversed(answer.get("Items", [])))
+        else:
+            answer = self.client.query(
+                TableName=self.table_name,
+                KeyConditionExpression="pk = :pk AND #sk BETWEEN :lo AND :hi",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={
+                    ":pk": _s(f"ROOM#{room_id}"),
+                    ":lo": _s(f"CHAT#{after_id}"),
+                    ":hi": _s("CHAT#\U0010ffff"),
+                },
+                ProjectionExpression=projection,
+                Limit=limit + 1,
+            )
+            items = [it for it in answer.get("Items", []) if it["sk"]["S"] != f"CHAT#{after_id}"]
+            items = items[:limit]
+        return [
+            chat_message(
+                it["sk"]["S"][len("CHAT#") :],
+                it["user_id"]["S"],
+                it["name"]["S"],
+                it["text"]["S"],
+                int(it["at"]["N"]),
+            )
+            for it in items
+        ]
+
+    # --- rate limits --------------------------------------------------------------------
+
+    def hit(self, key: str, limit: int, window_seconds: int, now_ms: int) -> bool:
+        """Count one attempt in the current fixed window; True while within ``limit``."""
+        window = now_ms // (window_seconds * 1000)
+        expires = (window + 1) * window_seconds + 60
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"RATE#{key}"), "sk": _s(f"W#{window}")},
+                UpdateExpression="ADD n :one SET expires_at = :exp",
+                # The limit: count an attempt only while the window has room for it.
+                ConditionExpression="attribute_not_exists(n) OR n < :limit",
+                ExpressionAttributeValues={
+                    ":one": _n(1),
+                    ":exp": _n(expires),
+                    ":limit": _n(limit),
+                },
+            )
+        except Exception as err:
+            if _code(err) == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    # --- realtime -----------------------------------------------------------------------
+
+    def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
+        """Record a new connection (kept ``connection_ttl_seconds`` without a disconnect)."""
+        item: Item = {
+            "pk": _s(f"CONN#{connection_id}"),
+            "sk": _s("CONN"),
+            "connected_at": _n(now_ms),
+            "expires_at": _n(now_ms // 1000 + self.connection_ttl_seconds),
+        }
+        if user_id is not None:
+            item["user_id"] = _s(user_id)
+        self.client.put_item(TableName=self.table_name, Item=item)
+
+    def get_connection(self, connection_id: str) -> Connection | None:
+        """Read a connection (one GetItem)."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item")
+        if not item:
+            return None
+        return Connection(
+            connection_id=connection_id,
+            user_id=item["user_id"]["S"] if "user_id" in item else None,
+            connected_at_ms=int(item["connected_at"]["N"]),
+            rooms=frozenset(item.get("rooms", {}).get("SS", [])),
+        )
+
+    def delete_connection(self, connection_id: str) -> None:
+        """Forget a connection and its subscriptions (one DeleteItem, one BatchWriteItem)."""
+        answer = self.client.delete_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")},
+            ReturnValues="ALL_OLD",
+        )
+        rooms = sorted(answer.get("Attributes", {}).get("rooms", {}).get("SS", []))
+        deletes = [
+            {"DeleteRequest": {"Key": {"pk": _s(f"ROOM#{r}"), "sk": _s(f"SUB#{connection_id}")}}}
+            for r in rooms
+        ]
+        for start in range(0, len(deletes), 25):
+            request: dict[str, Any] = {self.table_name: deletes[start : start + 25]}
+            while request:
+                result = self.client.batch_write_item(RequestItems=request)
+                request = result.get("UnprocessedItems") or {}
+
+    def subscribe(self, connection_id: str, room_id: str) -> bool:
+        """Subscribe a known connection to a room; False when the connection is unknown."""
+        try:
+            answer = self.client.update_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")},
+                UpdateExpression="ADD #rooms :room",
+                # Only live connections subscribe: a late subscribe must not resurrect one.
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#rooms": "rooms"},
+                ExpressionAttributeValues={":room": {"SS": [room_id]}},
+                ReturnValues="ALL_NEW",
+            )
+        except Exception as err:
+            if _code(err) == "ConditionalCheckFailedException":
+                return False
+            raise
+        conn = answer["Attributes"]
+        item: Item = {
+            "pk": _s(f"ROOM#{room_id}"),
+            "sk": _s(f"SUB#{connection_id}"),
+            "expires_at": conn["expires_at"],
+        }
+        if "user_id" in conn:
+            item["user_id"] = conn["user_id"]
+        self.client.put_item(TableName=self.table_name, Item=item)
+        return True
+
+    def unsubscribe(self, connection_id: str, room_id: str) -> None:
+        """Unsubscribe (missing is fine)."""
+        self.client.delete_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"ROOM#{room_id}"), "sk": _s(f"SUB#{connection_id}")},
+        )
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"CONN#{connection_id}"), "sk": _s("CONN")},
+                UpdateExpression="DELETE #rooms :room",
+                # Only live connections: do not create an empty connection item.
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#rooms": "rooms"},
+                ExpressionAttributeValues={":room": {"SS": [room_id]}},
+            )
+        except Exception as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+
+    def subscribers(self, room_id: str) -> list[tuple[str, str | None]]:
+        """``(connection_id, user_id)`` of every connection watching the room (one Query)."""
+        return [
+            (it["sk"]["S"][len("SUB#") :], it["user_id"]["S"] if "user_id" in it else None)
+            for it in self._query_all(f"ROOM#{room_id}", "SUB#", projection="sk, user_id")
+        ]
+
+    def put_ticket(self, ticket: str, user_id: str, expires_ms: int) -> None:
+        """Store a WebSocket ticket (by hash) for ``user_id`` until ``expires_ms``."""
+        self.client.put_item(
+            TableName=self.table_name,
+            Item={
+                "pk": _s(f"TICKET#{ticket_key(ticket)}"),
+                "sk": _s("TICKET"),
+                "user_id": _s(user_id),
+                "expires_ms": _n(expires_ms),
+                "expires_at": _n(expires_ms // 1000 + 60),
+            },
+        )
+
+    def consume_ticket(self, ticket: str, now_ms: int) -> str | None:
+        """Use a ticket once (conditional delete): its user id, or None if unknown/used/expired."""
+        try:
+            answer = self.client.delete_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"TICKET#{ticket_key(ticket)}"), "sk": _s("TICKET")},
+                # Single use: only the one caller that deletes the stored ticket gets its user.
+                ConditionExpression="attribute_exists(pk)",
+                ReturnValues="ALL_OLD",
+            )
+        except Exception as err:
+            if _code(err) == "ConditionalCheckFailedException":
+                return None
+            raise
+        old = answer.get("Attributes") or {}
+        if not old or int(old["expires_ms"]["N"]) <= now_ms:
+            return None
+        return str(old["user_id"]["S"])
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _query_all(self, pk: str, prefix: str, projection: str | None = None) -> list[Item]:
+        return list(self._iter_query(pk, prefix, projection))
+
+    def _iter_query(self, pk: str, prefix: str, projection: str | None) -> Iterator[Item]:
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :p)",
+            "ExpressionAttributeValues": {":pk": _s(pk), ":p": _s(prefix)},
+        }
+        if projection:
+            params["ProjectionExpression"] = projection
+        while True:
+            answer = self.client.query(**params)
+            yield from answer.get("Items", [])
+            last = answer.get("LastEvaluatedKey")
+            if not last:
+                return
+            params["ExclusiveStartKey"] = last
+
+
+def _cancellation_codes(err: Exception) -> list[str]:
+    if _code(err) != "TransactionCanceledException":
+        return []
+    reasons = getattr(err, "response", {}).get("CancellationReasons") or []
+    return [str(r.get("Code", "")) for r in reasons]
+
+
+def _user_from_item(item: Item) -> UserRecord:
+    return UserRecord(
+        id=item["user_id"]["S"],
+        name=item["name"]["S"],
+        guest=bool(item["guest"]["BOOL"]),
+        username=item["username"]["S"] if "username" in item else None,
+        password_hash=item["password_hash"]["S"] if "password_hash" in item else None,
+        continue_mode=item.get("continue_mode", {}).get("S", "auto"),
+        created_at_ms=int(item.get("created_at", {}).get("N", "0")),
+    )
