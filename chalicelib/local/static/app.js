@@ -1,0 +1,268 @@
+// Liar's Lies web client: routing, session, realtime wiring and timers.
+
+import { Realtime, api, getToken, serverNow, setToken } from './api.js';
+import { h, mount } from './dom.js';
+import { formatSeconds, hooks, state, toast } from './core.js';
+import { renderLobby, stopLobby } from './lobby.js';
+import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
+import { addChatMessage, loadChat } from './chat.js';
+
+const main = document.getElementById('app');
+const userBox = document.getElementById('header-user');
+const connection = document.getElementById('connection');
+
+const FINAL_REVEAL_MS = 3000;
+
+// ---- session ------------------------------------------------------------------
+
+async function loadMe() {
+  if (!getToken()) {
+    state.user = null;
+    state.me = null;
+    return;
+  }
+  try {
+    const me = await api('GET', '/me');
+    state.me = me;
+    state.user = me.user;
+  } catch (err) {
+    if (err.status === 401) {
+      setToken(null);
+      state.user = null;
+      state.me = null;
+    } else if (!state.user) {
+      toast(err.message);
+    }
+  }
+}
+
+function renderHeader() {
+  if (!state.user) {
+    mount(userBox, h('span', { class: 'muted small' }, 'Not signed in'));
+    return;
+  }
+  const rating = state.me && state.me.rating ? state.me.rating['liars-lies'] : null;
+  mount(userBox,
+    h('span', { class: 'user-chip', testid: 'current-user' },
+      h('span', { class: 'avatar small', 'aria-hidden': 'true' }, (state.user.name || '?').slice(0, 1).toUpperCase()),
+      h('span', { class: 'user-name' }, state.user.name),
+      state.user.guest ? h('span', { class: 'pill pill-muted' }, 'guest') : null,
+      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: 'ELO rating' }, `ELO ${Math.round(rating)}`) : null),
+    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, 'Sign out'));
+}
+
+async function signedIn(answer) {
+  setToken(answer.token);
+  state.user = answer.user;
+  await loadMe();
+  renderHeader();
+  realtime.restart();
+  rerenderForNewViewer();
+  toast(`Signed in as ${state.user ? state.user.name : 'guest'}.`, 'info');
+}
+
+function signOut(expired) {
+  setToken(null);
+  state.user = null;
+  state.me = null;
+  renderHeader();
+  realtime.restart();
+  rerenderForNewViewer();
+  toast(expired ? 'Your session ended. Please sign in again.' : 'Signed out.', 'info');
+}
+
+function rerenderForNewViewer() {
+  if (state.roomId) {
+    // Views are per viewer: drop the old one and fetch ours.
+    state.room = null;
+    renderRoomScreen(main);
+    refreshRoom();
+  } else {
+    route();
+  }
+}
+
+// ---- rooms ----------------------------------------------------------------------
+
+function applyRoom(room) {
+  if (!room || room.id !== state.roomId) return;
+  if (state.room && typeof room.version === 'number' && room.version < state.room.version) return;
+  state.room = room;
+  updateRoomScreen(main);
+}
+
+async function refreshRoom() {
+  const roomId = state.roomId;
+  if (!roomId) return;
+  try {
+    const room = await api('GET', `/rooms/${encodeURIComponent(roomId)}`);
+    applyRoom(room);
+  } catch (err) {
+    if (state.roomId !== roomId) return;
+    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist.' : err.message);
+  }
+}
+
+function enterRoom(roomId) {
+  leaveRoom();
+  stopLobby();
+  state.roomId = roomId;
+  state.room = null;
+  state.chat = [];
+  state.chatIds = new Set();
+  state.bid = { quantity: null, face: null };
+  renderRoomScreen(main);
+  realtime.subscribe(roomId);
+  refreshRoom();
+  loadChat(roomId);
+}
+
+function leaveRoom() {
+  if (!state.roomId) return;
+  realtime.unsubscribe(state.roomId);
+  state.roomId = null;
+  state.room = null;
+}
+
+// ---- routing ----------------------------------------------------------------------
+
+function parseRoute() {
+  const path = location.hash.replace(/^#/, '') || '/';
+  const match = path.match(/^\/rooms\/([^/?#]+)/);
+  if (match) return { name: 'room', roomId: decodeURIComponent(match[1]) };
+  return { name: 'lobby' };
+}
+
+function route() {
+  const current = parseRoute();
+  if (current.name === 'room') {
+    if (state.roomId !== current.roomId) enterRoom(current.roomId);
+    else updateRoomScreen(main);
+  } else {
+    leaveRoom();
+    renderLobby(main);
+  }
+  window.scrollTo(0, 0);
+}
+
+// ---- realtime ---------------------------------------------------------------------
+
+let lastWsError = { text: '', at: 0 };
+
+function onMessage(message) {
+  switch (message.type) {
+    case 'room':
+      applyRoom(message.room);
+      break;
+    case 'chat':
+      if (message.room_id === state.roomId) addChatMessage(message.message);
+      break;
+    case 'error': {
+      const text = (message.error && message.error.message) || 'Realtime error';
+      console.warn('websocket error', message.error);
+      if (text !== lastWsError.text || Date.now() - lastWsError.at > 10000) {
+        lastWsError = { text, at: Date.now() };
+        if (!/tick|not due|stale/i.test(text)) toast(text);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+const realtime = new Realtime({
+  onMessage,
+  onStatus: (status) => {
+    state.connection = status;
+    connection.dataset.status = status;
+    connection.title = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
+  },
+  onConnected: () => {
+    // Anything may have happened while we were away: resync over REST.
+    if (state.roomId) {
+      refreshRoom();
+      loadChat(state.roomId);
+    }
+  },
+});
+
+// ---- timers -------------------------------------------------------------------------
+
+const tickState = { key: null, sent: 0, nextAt: 0 };
+const finalSeen = { version: null, at: 0 };
+
+function activeDeadline(room) {
+  const g = room && room.game;
+  if (!g || room.status !== 'playing') return null;
+  if (g.phase === 'bidding' && g.turn && g.turn.deadline) return Date.parse(g.turn.deadline);
+  if (g.phase === 'break' && g.break && g.break.deadline) return Date.parse(g.break.deadline);
+  if (g.phase === 'final_reveal') {
+    if (g.deadline) return Date.parse(g.deadline);
+    // The view carries no deadline for the fixed final reveal: count from when we saw it.
+    if (finalSeen.version !== room.version) {
+      finalSeen.version = room.version;
+      finalSeen.at = serverNow();
+    }
+    return finalSeen.at + FINAL_REVEAL_MS;
+  }
+  return null;
+}
+
+function sendTick(room, viaRest) {
+  if (!viaRest && realtime.send({ action: 'tick', room_id: room.id })) return;
+  api('POST', `/rooms/${encodeURIComponent(room.id)}/tick`).then(applyRoom).catch(() => {});
+}
+
+function timerLoop() {
+  const now = serverNow();
+  for (const node of document.querySelectorAll('[data-deadline]')) {
+    const left = Date.parse(node.dataset.deadline) - now;
+    const text = Number.isNaN(left) ? '—' : formatSeconds(left);
+    if (node.textContent !== text) node.textContent = text;
+    node.classList.toggle('urgent', left < 5000);
+  }
+  // When our countdown ends, ask the server to apply the deadline (its clock decides).
+  const room = state.room;
+  const deadline = activeDeadline(room);
+  if (deadline === null || Number.isNaN(deadline) || now < deadline) return;
+  const key = `${room.id}|${room.version}|${deadline}`;
+  if (tickState.key !== key) {
+    tickState.key = key;
+    tickState.sent = 0;
+    tickState.nextAt = 0;
+  }
+  if (tickState.sent < 6 && now >= tickState.nextAt) {
+    sendTick(room, tickState.sent > 0);
+    tickState.sent += 1;
+    tickState.nextAt = now + 1000 * tickState.sent;
+  }
+}
+
+setInterval(timerLoop, 250);
+
+// Without a live connection, poll the room so play goes on.
+setInterval(() => {
+  if (state.roomId && !realtime.open && !document.hidden) refreshRoom();
+}, 3000);
+
+// ---- start ----------------------------------------------------------------------------
+
+hooks.applyRoom = applyRoom;
+hooks.refreshRoom = refreshRoom;
+hooks.signedIn = signedIn;
+hooks.signOut = signOut;
+hooks.render = () => {
+  if (state.roomId) updateRoomScreen(main);
+  else route();
+};
+hooks.realtime = realtime;
+
+window.addEventListener('hashchange', route);
+
+(async function start() {
+  await loadMe();
+  renderHeader();
+  realtime.restart();
+  route();
+}());

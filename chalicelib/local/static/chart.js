@@ -1,0 +1,50 @@
+// Dice progress chart as inline SVG: each player's dice count per round.
+
+import { h, s } from './dom.js';
+
+const COLORS = ['#4f46e5', '#e11d48', '#0891b2', '#ca8a04', '#16a34a', '#9333ea', '#ea580c', '#0d9488', '#db2777', '#64748b'];
+
+/** A line chart of dice counts; progress = [{round, counts: {player_id: n}}]. */
+export function diceProgressChart(room, progress) {
+  const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
+  if (!progress.length || !players.length) {
+    return h('p', { class: 'muted', testid: 'dice-chart' }, 'No rounds were played.');
+  }
+  const width = 640;
+  const height = 260;
+  const pad = { left: 36, right: 16, top: 14, bottom: 34 };
+  const maxCount = Math.max(1, ...progress.flatMap((p) => Object.values(p.counts || {})));
+  const innerW = width - pad.left - pad.right;
+  const innerH = height - pad.top - pad.bottom;
+  const x = (i) => pad.left + (progress.length === 1 ? innerW / 2 : (innerW * i) / (progress.length - 1));
+  const y = (v) => pad.top + innerH - (innerH * v) / maxCount;
+
+  const grid = [];
+  const yStep = Math.max(1, Math.ceil(maxCount / 6));
+  for (let v = 0; v <= maxCount; v += yStep) {
+    grid.push(s('line', { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: 'grid' }));
+    grid.push(s('text', { x: pad.left - 8, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, String(v)));
+  }
+  const xEvery = Math.max(1, Math.ceil(progress.length / 12));
+  progress.forEach((point, i) => {
+    if (i % xEvery === 0 || i === progress.length - 1) {
+      const label = i === progress.length - 1 && progress.length > 1 && point.round === undefined ? 'end' : String(point.round ?? i + 1);
+      grid.push(s('text', { x: x(i), y: height - pad.bottom + 16, 'text-anchor': 'middle', class: 'axis' }, label));
+    }
+  });
+  grid.push(s('text', { x: pad.left + innerW / 2, y: height - 4, 'text-anchor': 'middle', class: 'axis-title' }, 'Round'));
+
+  const series = players.map((player, index) => {
+    const color = COLORS[index % COLORS.length];
+    const points = progress.map((p, i) => [x(i), y((p.counts || {})[player.id] ?? 0)]);
+    return s('g', { class: 'series', 'data-player-id': player.id },
+      s('title', {}, player.name),
+      s('polyline', { points: points.map(([px, py]) => `${px},${py}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2.5, 'stroke-linejoin': 'round' }),
+      points.map(([px, py]) => s('circle', { cx: px, cy: py, r: 3.5, fill: color })));
+  });
+
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': 'Dice progress by round' }, grid, series);
+  const legend = h('ul', { class: 'legend' }, players.map((player, index) => h('li', {},
+    h('span', { class: 'swatch', style: { background: COLORS[index % COLORS.length] } }), player.name)));
+  return h('figure', { class: 'chart-figure', testid: 'dice-chart' }, svg, legend);
+}

@@ -1,0 +1,66 @@
+// Room screen: header, status-specific body (waiting room or game), chat.
+
+import { h, mount, panel } from './dom.js';
+import { state } from './core.js';
+import { chatPanel } from './chat.js';
+import { renderGame } from './game.js';
+import { renderWaiting, shareUrl } from './waiting.js';
+
+let els = null;
+
+/** Build the room screen skeleton for state.roomId. */
+export function renderRoomScreen(container) {
+  const head = h('div', { class: 'room-head' });
+  const body = h('div', { class: 'room-body' }, h('div', { class: 'card loading' }, 'Loading room…'));
+  const chat = h('div', { class: 'room-chat' });
+  els = { head, body, chat, roomId: state.roomId, signedAs: state.user ? state.user.id : null };
+  mount(container, h('div', { class: 'room-screen', testid: 'room-screen', dataset: { roomId: state.roomId } }, head, body, chat));
+  mount(chat, chatPanel(state.roomId));
+}
+
+function headPanel(room) {
+  const statusLabel = { waiting: 'Waiting for players', playing: 'In play', finished: 'Finished', closed: 'Closed' }[room.status] || room.status;
+  const host = (room.players || []).find((p) => p.user_id && p.user_id === room.host_id);
+  return h('div', { class: 'room-head-inner' },
+    h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, '← Lobby'),
+    h('h1', {}, host ? `${host.name}'s room` : 'Room'),
+    h('span', { class: ['pill', `pill-${room.status}`], testid: 'room-status', dataset: { status: room.status } }, statusLabel),
+    room.settings && room.settings.rules && room.settings.rules !== 'classic' ? h('span', { class: 'pill pill-muted' }, room.settings.rules) : null,
+    room.status !== 'closed' ? h('button', {
+      class: 'btn btn-ghost btn-small share-button', testid: 'share-room',
+      onclick: async () => {
+        const url = shareUrl(room);
+        try {
+          if (navigator.share) await navigator.share({ title: 'Liar\'s Lies', url });
+          else await navigator.clipboard.writeText(url);
+        } catch { /* cancelled */ }
+      },
+    }, 'Share link') : null);
+}
+
+/** Update the room screen from state.room. */
+export function updateRoomScreen(container) {
+  if (!els || !els.head.isConnected || els.roomId !== state.roomId) renderRoomScreen(container);
+  const room = state.room;
+  if (!room) return;
+  panel(els.head, JSON.stringify([room.status, room.players, room.host_id, room.settings && room.settings.rules]), () => headPanel(room));
+  if (room.status === 'waiting') {
+    renderWaiting(els.body, room);
+  } else if (room.status === 'closed') {
+    els.body.dataset.kind = 'closed';
+    mount(els.body, h('section', { class: 'card notice', testid: 'room-closed' },
+      h('p', {}, 'This room is closed.'),
+      room.recreated_as ? h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}` }, 'Go to the new room') : null,
+      h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby')));
+  } else {
+    renderGame(els.body, room);
+  }
+}
+
+/** Show a load failure (e.g. unknown room) in the room body. */
+export function showRoomError(container, message) {
+  if (!els || !els.head.isConnected) renderRoomScreen(container);
+  els.body.dataset.kind = 'error';
+  mount(els.body, h('section', { class: 'card notice', testid: 'room-error' }, h('p', {}, message),
+    h('a', { class: 'btn btn-secondary', href: '#/' }, 'Back to lobby')));
+}
