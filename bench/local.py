@@ -1,0 +1,214 @@
+"""Benchmark of the local server: N concurrent guest-vs-bots games driven over loopback HTTP.
+
+Prints actions/s, p50/p99 action latency (HTTP round trip of ``POST /rooms/{id}/actions``)
+and p50/p99 push delay: from the moment an action's answer (room version v) arrives to the
+moment a second client, subscribed to the room over ``/ws``, receives the push for version v
+(negative when the push beats the HTTP answer). Only loopback traffic; every loop is bounded.
+
+    .venv/bin/python bench/local.py --games 8
+    .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+import websockets
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Figures:
+    """Raw measurements of one run."""
+
+    action_latency_ms: list[float] = field(default_factory=list)
+    push_delay_ms: list[float] = field(default_factory=list)
+    actions: int = 0
+    games_finished: int = 0
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The p-th percentile (nearest rank) of ``values``; NaN when empty."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered)) - 1))
+    return ordered[rank]
+
+
+def next_action(room: dict[str, Any]) -> dict[str, Any] | None:
+    """The guest's move: raise modestly while the bid is low, otherwise call Liar!."""
+    game = room.get("game") or {}
+    turn = game.get("turn")
+    if room["status"] != "playing" or game.get("phase") != "bidding" or not turn:
+        return None
+    if turn["player_id"] != room["me"]["player_id"]:
+        return None
+    bid = game.get("current_bid")
+    faces = [d for d in room["me"]["dice"] or [] if isinstance(d, int)] or [6]
+    if bid is None:
+        return {"type": "bid", "quantity": 1, "face": faces[0], "turn": turn["number"]}
+    if bid["quantity"] * 3 < game["total_dice"]:
+        return {
+            "type": "bid",
+            "quantity": bid["quantity"] + 1,
+            "face": bid["face"],
+            "turn": turn["number"],
+        }
+    return {"type": "liar", "turn": turn["number"]}
+
+
+async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asyncio.Event) -> None:
+    """Subscribe to ``room_id`` and note when each version's push arrives."""
+    async with websockets.connect(ws_url, max_size=2**20) as ws:
+        await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
+        while not done.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 0.5)
+            except TimeoutError:
+                continue
+            message = json.loads(raw)
+            if message.get("type") == "room":
+                arrivals.setdefault(message["room"]["version"], time.perf_counter())
+
+
+async def play_one(
+    base_url: str, ws_url: str, figures: Figures, starting_dice: int, max_actions: int
+) -> None:
+    """One guest creates a room with two bots and plays until the game ends (bounded)."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        token = (await http.post("/auth/guest", json={"name": "Bench"})).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        created = await http.post(
+            "/rooms", json={"settings": {"starting_dice": starting_dice}}, headers=auth
+        )
+        created.raise_for_status()
+        room_id = created.json()["id"]
+        arrivals: dict[int, float] = {}
+        answered: dict[int, float] = {}
+        done = asyncio.Event()
+        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, done))
+        await asyncio.sleep(0.05)  # let the subscription land before play starts
+        try:
+            for _ in range(2):
+                (
+                    await http.post(f"/rooms/{room_id}/bots", json={}, headers=auth)
+                ).raise_for_status()
+            room = (await http.post(f"/rooms/{room_id}/start", headers=auth)).json()
+            mine = 0
+            for _ in range(max_actions * 20):
+                if room["status"] == "finished":
+                    figures.games_finished += 1
+                    break
+                move = next_action(room)
+                if move is None:
+                    await asyncio.sleep(0.05)  # breaks and the final reveal end by timers
+                    room = (await http.get(f"/rooms/{room_id}", headers=auth)).json()
+                    continue
+                started = time.perf_counter()
+                answer = await http.post(f"/rooms/{room_id}/actions", json=move, headers=auth)
+                now = time.perf_counter()
+                figures.action_latency_ms.append((now - started) * 1000)
+                figures.actions += 1
+                if answer.status_code == 200:
+                    room = answer.json()
+                    answered.setdefault(room["version"], now)
+                else:
+                    room = (await http.get(f"/rooms/{room_id}", headers=auth)).json()
+                mine += 1
+                if mine >= max_actions:
+                    break
+            await asyncio.sleep(0.5)  # late pushes
+        finally:
+            done.set()
+            await watcher
+        for version, at in answered.items():
+            if version in arrivals:
+                figures.push_delay_ms.append((arrivals[version] - at) * 1000)
+
+
+async def run(base_url: str, games: int, starting_dice: int, max_actions: int) -> Figures:
+    """Play ``games`` games at once and collect the figures."""
+    figures = Figures()
+    ws_url = re.sub(r"^http", "ws", base_url) + "/ws"
+    await asyncio.gather(
+        *(play_one(base_url, ws_url, figures, starting_dice, max_actions) for _ in range(games))
+    )
+    return figures
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    """Start ``liars-dice serve --port 0`` in a child process; return it and its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"open (http://[^/\s]+)/", line)
+    if not match:
+        proc.kill()
+        raise SystemExit(f"the server did not start: {line!r}")
+    threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
+    return proc, match.group(1)
+
+
+def drain(stream: IO[str]) -> None:
+    """Read the child's request log so it never blocks on a full pipe."""
+    for _ in stream:
+        pass
+
+
+def main() -> None:
+    """Parse arguments, run the games, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=4, help="concurrent games (default 4)")
+    parser.add_argument("--starting-dice", type=int, default=5, help="dice per player (default 5)")
+    parser.add_argument("--max-actions", type=int, default=200, help="cap per game (default 200)")
+    parser.add_argument("--url", help="use a running server instead of starting one")
+    args = parser.parse_args()
+
+    proc = None
+    base_url = args.url.rstrip("/") if args.url else None
+    if base_url is None:
+        proc, base_url = start_server()
+    try:
+        started = time.perf_counter()
+        figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
+        elapsed = time.perf_counter() - started
+    finally:
+        if proc is not None:
+            proc.send_signal(2)
+            proc.wait(20)
+
+    lat, push = figures.action_latency_ms, figures.push_delay_ms
+    print(f"games: {args.games} concurrent, {figures.games_finished} finished in {elapsed:.1f} s")
+    print(f"actions: {figures.actions} ({figures.actions / elapsed:.1f} actions/s overall)")
+    if lat:
+        print(f"action latency: p50 {percentile(lat, 50):.1f} ms, p99 {percentile(lat, 99):.1f} ms")
+    if push:
+        print(
+            f"push delay after the answer: p50 {percentile(push, 50):.1f} ms, "
+            f"p99 {percentile(push, 99):.1f} ms (n={len(push)}, "
+            f"mean {statistics.fmean(push):.1f} ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()
