@@ -109,7 +109,7 @@ class LiarsLiesStack(cdk.Stack):
             )
 
         group = scheduler.CfnScheduleGroup(self, "SchedulerGroup", name=prefix)
-        schedules_arn = cdk.Stack.of(self).format_arn(
+        schedules_arn = self.format_arn(
             service="scheduler",
             resource="schedule",
             resource_name=f"{group.name}/*",
@@ -135,7 +135,7 @@ class LiarsLiesStack(cdk.Stack):
                 removal_policy=settings.removal_policy,
             )
 
-        timer_arn = cdk.Stack.of(self).format_arn(
+        timer_arn = self.format_arn(
             service="lambda",
             resource="function",
             resource_name=f"{prefix}-{TIMER_FUNCTION}",
@@ -159,76 +159,93 @@ class LiarsLiesStack(cdk.Stack):
             iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[timer_arn])
         )
 
-        websocket_api = chalice.get_resource("WebsocketAPI")
-        # A Ref to the stage resource would be a cycle (stage -> deployment -> routes ->
-        # integrations -> functions -> environment), so copy its name as a literal.
-        websocket_stage = str(chalice.get_resource("WebsocketAPIStage").stage_name)  # type: ignore[attr-defined]
-        connections_arn = cdk.Stack.of(self).format_arn(
-            service="execute-api",
-            resource=websocket_api.ref,
-            resource_name=f"{websocket_stage}/*/@connections/*",
-        )
+        environment = {
+            "TABLE_NAME": table.table_name,
+            "TIMER_FUNCTION_ARN": timer_arn,
+            "SCHEDULER_ROLE_ARN": scheduler_role.role_arn,
+            "SCHEDULER_GROUP": str(group.name),
+            "TOKEN_SECRET_ARN": secret.secret_arn,
+        }
+        app_statements = [
+            iam.PolicyStatement(
+                sid="RoomsTable",
+                actions=[
+                    "dynamodb:GetItem",
+                    "dynamodb:BatchGetItem",
+                    "dynamodb:Query",
+                    "dynamodb:PutItem",
+                    "dynamodb:UpdateItem",
+                    "dynamodb:DeleteItem",
+                    "dynamodb:BatchWriteItem",
+                    "dynamodb:ConditionCheckItem",
+                ],
+                resources=[table.table_arn, f"{table.table_arn}/index/*"],
+            ),
+            iam.PolicyStatement(
+                sid="RoomTimers",
+                actions=[
+                    "scheduler:CreateSchedule",
+                    "scheduler:UpdateSchedule",
+                    "scheduler:DeleteSchedule",
+                    "scheduler:GetSchedule",
+                ],
+                resources=[schedules_arn],
+            ),
+            iam.PolicyStatement(
+                sid="PassSchedulerRole",
+                actions=["iam:PassRole"],
+                resources=[scheduler_role.role_arn],
+                conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}},
+            ),
+            iam.PolicyStatement(
+                sid="ReadTokenSecret",
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[secret.secret_arn],
+            ),
+        ]
+
+        # Chalice declares the WebSocket API only when app.py has WebSocket handlers.
+        by_id = {res.node.id: res for res in included}
+        websocket_api = by_id.get("WebsocketAPI")
+        if isinstance(websocket_api, cdk.CfnResource):
+            # A Ref to the stage resource would be a cycle (stage -> deployment -> routes ->
+            # integrations -> functions -> environment), so copy its name as a literal.
+            ws_stage = str(by_id["WebsocketAPIStage"].stage_name)  # type: ignore[attr-defined]
+            environment["WEBSOCKET_API_ID"] = websocket_api.ref
+            environment["WEBSOCKET_STAGE"] = ws_stage
+            app_statements.append(
+                iam.PolicyStatement(
+                    sid="PushToConnections",
+                    actions=["execute-api:ManageConnections"],
+                    resources=[
+                        self.format_arn(
+                            service="execute-api",
+                            resource=websocket_api.ref,
+                            resource_name=f"{ws_stage}/*/@connections/*",
+                        )
+                    ],
+                )
+            )
+            cdk.CfnOutput(
+                self,
+                "WebSocketUrl",
+                description="WebSocket URL (frontends connect with ?ticket=...)",
+                value=cdk.Fn.sub(
+                    "wss://${Api}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + ws_stage,
+                    {"Api": websocket_api.ref},
+                ),
+            )
 
         app_policy = iam.Policy(
             self,
             "AppPolicy",
-            statements=[
-                iam.PolicyStatement(
-                    sid="RoomsTable",
-                    actions=[
-                        "dynamodb:GetItem",
-                        "dynamodb:BatchGetItem",
-                        "dynamodb:Query",
-                        "dynamodb:PutItem",
-                        "dynamodb:UpdateItem",
-                        "dynamodb:DeleteItem",
-                        "dynamodb:BatchWriteItem",
-                        "dynamodb:ConditionCheckItem",
-                    ],
-                    resources=[table.table_arn, f"{table.table_arn}/index/*"],
-                ),
-                iam.PolicyStatement(
-                    sid="RoomTimers",
-                    actions=[
-                        "scheduler:CreateSchedule",
-                        "scheduler:UpdateSchedule",
-                        "scheduler:DeleteSchedule",
-                        "scheduler:GetSchedule",
-                    ],
-                    resources=[schedules_arn],
-                ),
-                iam.PolicyStatement(
-                    sid="PassSchedulerRole",
-                    actions=["iam:PassRole"],
-                    resources=[scheduler_role.role_arn],
-                    conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}},
-                ),
-                iam.PolicyStatement(
-                    sid="PushToConnections",
-                    actions=["execute-api:ManageConnections"],
-                    resources=[connections_arn],
-                ),
-                iam.PolicyStatement(
-                    sid="ReadTokenSecret",
-                    actions=["secretsmanager:GetSecretValue"],
-                    resources=[secret.secret_arn],
-                ),
-            ],
+            statements=app_statements,
         )
         # Chalice makes one role per function (autogen_policy is off, so each holds only the
         # log permissions of .chalice/policy-logs.json); every function gets the same grants.
         for role in roles:
             app_policy.attach_to_role(iam.Role.from_role_name(self, f"{role.node.id}Ref", role.ref))
 
-        environment = {
-            "TABLE_NAME": table.table_name,
-            "WEBSOCKET_API_ID": websocket_api.ref,
-            "WEBSOCKET_STAGE": websocket_stage,
-            "TIMER_FUNCTION_ARN": timer_arn,
-            "SCHEDULER_ROLE_ARN": scheduler_role.role_arn,
-            "SCHEDULER_GROUP": str(group.name),
-            "TOKEN_SECRET_ARN": secret.secret_arn,
-        }
         for function in functions:
             for key, value in environment.items():
                 chalice.add_environment_variable(key, value, function.node.id)
@@ -242,15 +259,6 @@ class LiarsLiesStack(cdk.Stack):
             value=cdk.Fn.sub(
                 "https://${Api}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + rest_stage + "/",
                 {"Api": rest_api.ref},
-            ),
-        )
-        cdk.CfnOutput(
-            self,
-            "WebSocketUrl",
-            description="WebSocket URL (frontends connect with ?ticket=...)",
-            value=cdk.Fn.sub(
-                "wss://${Api}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + websocket_stage,
-                {"Api": websocket_api.ref},
             ),
         )
         cdk.CfnOutput(self, "TableName", value=table.table_name)
