@@ -410,3 +410,31 @@ def test_cli_prints_the_url_serves_logs_and_stops_on_ctrl_c(tmp_path: Any) -> No
     assert proc.returncode == 0
     assert re.search(r"^GET /health 200 [\d.]+ms$", rest, re.MULTILINE), rest
     assert rest.rstrip().endswith("Stopped.")
+
+
+def test_stopping_closes_live_websockets_and_runs_their_disconnect_handler() -> None:
+    toy_app = WsApp()
+    server = LocalServer(chalice_app=toy_app.app, access_log=lambda _: None, install_deps=no_deps)
+    server.start()
+    toy_app.server = server
+    connected = threading.Event()
+    closed_codes: list[int | None] = []
+
+    async def hold() -> None:
+        async with websockets.connect(server.ws_url) as ws:
+            connected.set()
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await ws.recv()
+            closed_codes.append(closed.value.rcvd.code if closed.value.rcvd else None)
+
+    client = threading.Thread(target=lambda: asyncio.run(hold()))
+    client.start()
+    assert connected.wait(5)
+    assert wait_until(lambda: len(toy_app.events) == 1)
+
+    server.stop()
+    client.join(10)
+
+    assert not client.is_alive()
+    assert closed_codes and closed_codes[0] is not None
+    assert [e["requestContext"]["routeKey"] for e in toy_app.events] == ["$connect", "$disconnect"]
