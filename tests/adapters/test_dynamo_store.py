@@ -86,7 +86,7 @@ def _item_size(item: dict[str, dict[str, object]]) -> int:
 
 
 def test_room_item_for_a_2kb_state_stays_under_4kb(dynamo: DynamoStore) -> None:
-    state = _game_state(2_000)
+    state = _game_state(2_400)  # about 2 KB of compact JSON
     dynamo.create_room("r1", state, SUMMARY)
     dynamo.save_room("r1", state, SUMMARY, expected_version=1)
     item = dynamo.client.get_item(

@@ -1,0 +1,69 @@
+"""WebSocket pushes through the API Gateway Management API (the Notifier port).
+
+The endpoint is built from the deployed WebSocket API id, stage and region, since Chalice
+configures ``app.websocket_api`` only inside WebSocket handlers. A push that fails never
+fails the action that caused it: a gone connection (410) answers False so the caller can
+forget it; any other error is logged and answers True.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 128 * 1024
+
+
+def endpoint_url(api_id: str, stage: str, region: str) -> str:
+    """The management endpoint of a deployed WebSocket API stage."""
+    return f"https://{api_id}.execute-api.{region}.amazonaws.com/{stage}"
+
+
+class ApiGatewayNotifier:
+    """Sends JSON messages to WebSocket connections with ``post_to_connection``."""
+
+    def __init__(self, api_id: str, stage: str, region: str, *, client: Any = None) -> None:
+        self.api_id = api_id
+        self.stage = stage
+        self.region = region
+        self._client = client
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        """The boto3 ``apigatewaymanagementapi`` client, created on first use."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    import boto3
+                    from botocore.config import Config
+
+                    self._client = boto3.client(
+                        "apigatewaymanagementapi",
+                        region_name=self.region,
+                        endpoint_url=endpoint_url(self.api_id, self.stage, self.region),
+                        config=Config(retries={"mode": "standard", "max_attempts": 2}),
+                    )
+        return self._client
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> bool:
+        """Push one message; False when the connection is gone (410), True otherwise."""
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        if len(data) > MAX_MESSAGE_BYTES:
+            log.error("push to %s dropped: %d bytes is over the limit", connection_id, len(data))
+            return True
+        try:
+            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
+        except Exception as err:
+            response = getattr(err, "response", None) or {}
+            code = response.get("Error", {}).get("Code", "")
+            status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if code == "GoneException" or status == 410:
+                return False
+            log.warning("push to %s failed: %s", connection_id, code or type(err).__name__)
+            return True
+        return True
