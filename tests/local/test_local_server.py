@@ -438,3 +438,24 @@ def test_stopping_closes_live_websockets_and_runs_their_disconnect_handler() -> 
     assert not client.is_alive()
     assert closed_codes and closed_codes[0] is not None
     assert [e["requestContext"]["routeKey"] for e in toy_app.events] == ["$connect", "$disconnect"]
+
+
+def test_dynamodb_endpoint_option_points_boto3_there_and_restores_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    import boto3
+
+    from chalicelib.local.server import local_environment
+
+    monkeypatch.delenv("AWS_ENDPOINT_URL_DYNAMODB", raising=False)
+    monkeypatch.setenv("TABLE_NAME", "operator-table")
+
+    with local_environment("http://127.0.0.1:8999"):
+        client = boto3.client("dynamodb")
+        assert client.meta.endpoint_url == "http://127.0.0.1:8999"
+        assert os.environ["TABLE_NAME"] == "operator-table"  # an operator's choice is kept
+        assert os.environ["TOKEN_SECRET"]
+
+    assert "AWS_ENDPOINT_URL_DYNAMODB" not in os.environ
