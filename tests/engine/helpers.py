@@ -30,7 +30,7 @@ def new_game(hands: list[str], *, bots: int = 0, opener: int = 0,
     cfg = {"starting_dice": len(hands[0]), **(settings or {})}
     room = create_room("room1", user(1, modes[0]), cfg, T0)
     for i in range(2, n_humans + 1):
-        join(room, user(i, modes[i - 1]), None)
+        join(room, user(i, modes[i - 1]), cfg.get("passcode"))
         set_ready(room, user(i), True)
     for _ in range(bots):
         add_bot(room, user(1), bot_level)
