@@ -5,6 +5,7 @@ import { api } from './api.js';
 import { attempt, hooks, playerById, playerName, roomCall, state } from './core.js';
 import { bidBadge, bidMeaning, bidWords, diceRow, die, hiddenDice, isRaise, minimumWithFace } from './dice.js';
 import { eloPreviewCard, resultsCard } from './results.js';
+import { botMark } from './settings.js';
 
 function actionPath(room) {
   return `/rooms/${encodeURIComponent(room.id)}/actions`;
@@ -194,12 +195,12 @@ function playerCard(room, player) {
     testid: 'player-card', dataset: { playerId: player.id },
   },
   h('div', { class: 'player-card-head' },
-    h('span', { class: 'avatar', 'aria-hidden': 'true' }, bot ? '🤖' : (player.name || '?').slice(0, 1).toUpperCase()),
+    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : (player.name || '?').slice(0, 1).toUpperCase()),
     h('span', { class: 'player-card-name' },
       h('strong', {}, player.name),
       isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
       bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
-    h('span', { class: 'dice-count', title: 'Dice' }, out ? '' : `${player.dice_count} 🎲`)),
+    h('span', { class: 'dice-count', title: 'Dice' }, out ? '' : `${player.dice_count} ${player.dice_count === 1 ? 'die' : 'dice'}`)),
   h('div', { class: 'player-card-dice' }, dice),
   h('div', { class: 'player-card-foot' },
     bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${bidWords(bid.quantity, bid.face)}`) : null,
@@ -294,7 +295,7 @@ function revealSummary(room, reveal) {
   const challenger = playerName(room, reveal.challenger_id);
   const stood = reveal.count >= bid.quantity;
   const lines = [
-    h('p', {}, h('strong', {}, bidder), ` bid ${bidWords(bid.quantity, bid.face)} `, bidBadge(bid), '; ',
+    h('p', {}, h('strong', {}, bidder), ` bid ${bidWords(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
       h('strong', {}, challenger), ' called Liar!'),
     h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
       ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face} or `, h('span', { class: 'star-glyph' }, '*'),

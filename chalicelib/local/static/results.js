@@ -36,7 +36,7 @@ export function resultsCard(room) {
   const rows = ranking.map((r) => {
     const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
     return h('tr', { class: r.player_id === me.player_id ? 'is-me' : '', testid: 'ranking-row', dataset: { playerId: r.player_id } },
-      h('td', { class: 'rank' }, r.rank === 1 ? '🏆' : ordinal(r.rank)),
+      h('td', { class: 'rank' }, ordinal(r.rank)),
       h('td', {}, player.name, player.kind === 'bot' ? h('span', { class: 'pill pill-muted' }, 'bot') : null,
         player.resigned ? h('span', { class: 'pill pill-muted' }, 'resigned') : null),
       h('td', { class: 'num' }, String(player.dice_count ?? 0)),
@@ -61,7 +61,7 @@ export function resultsCard(room) {
   return h('section', { class: 'card results', testid: 'final-results' },
     h('div', { class: 'results-head' },
       h('h2', {}, 'Game over'),
-      winner ? h('p', { class: 'winner-line', testid: 'winner' }, `🏆 ${winner.name} wins`) : null),
+      winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
     h('div', { class: 'table-wrap' }, h('table', { class: 'ranking-table', testid: 'ranking-table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, 'Final dice'),
         h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
@@ -106,7 +106,7 @@ export function eloPreviewCard(room, { collapsible = false } = {}) {
       return h('li', { class: ['elo-item', locked ? 'is-locked' : ''] },
         h('span', { class: 'elo-pos' }, ordinal(index + 1)),
         h('span', { class: 'elo-name' }, player.name),
-        locked ? h('span', { class: 'muted small', title: 'This rank is final' }, '🔒') : h('span', { class: 'button-row' },
+        locked ? h('span', { class: 'muted small', title: 'This rank is final' }, 'final') : h('span', { class: 'button-row' },
           h('button', { type: 'button', class: 'btn btn-ghost btn-small', 'aria-label': `Move ${player.name} up`, onclick: () => move(index, -1) }, '↑'),
           h('button', { type: 'button', class: 'btn btn-ghost btn-small', 'aria-label': `Move ${player.name} down`, onclick: () => move(index, 1) }, '↓')));
     }));

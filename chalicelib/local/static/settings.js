@@ -70,6 +70,12 @@ export function settingsChips(values) {
     `${v.turn_seconds ?? '?'}s turns`,
   ];
   if (v.joining === 'approval') chips.push('approval');
-  if (v.joining === 'passcode') chips.push('🔒 passcode');
+  if (v.joining === 'passcode') chips.push('passcode');
   return h('span', { class: 'chips' }, chips.map((c) => h('span', { class: 'chip' }, c)));
+}
+
+/** Short avatar mark of a bot: "B1" for "Bot 1". */
+export function botMark(player) {
+  const number = /(\d+)\s*$/.exec(player.name || '');
+  return number ? `B${number[1]}` : 'B';
 }

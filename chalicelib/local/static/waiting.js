@@ -3,7 +3,7 @@
 import { h, mount, panel } from './dom.js';
 import { attempt, isRegistered, roomCall, state, toast } from './core.js';
 import { authCard } from './auth.js';
-import { settingsForm, settingsSummary } from './settings.js';
+import { botMark, settingsForm, settingsSummary } from './settings.js';
 
 let botLevel = 'strong';
 
@@ -38,7 +38,7 @@ function playerRow(room, player) {
     }, 'Remove')
     : null;
   return h('li', { class: ['player-row', bot ? 'is-bot' : ''], testid: 'player-row', dataset: { playerId: player.id } },
-    h('span', { class: 'avatar', 'aria-hidden': 'true' }, bot ? '🤖' : (player.name || '?').slice(0, 1).toUpperCase()),
+    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : (player.name || '?').slice(0, 1).toUpperCase()),
     h('span', { class: 'player-row-name' }, h('strong', {}, player.name), ...badges),
     status, remove);
 }
