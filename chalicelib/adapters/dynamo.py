@@ -36,7 +36,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.ports import (
     Connection,
@@ -851,3 +851,9 @@ def _user_from_item(item: Item) -> UserRecord:
         continue_mode=item.get("continue_mode", {}).get("S", "auto"),
         created_at_ms=int(item.get("created_at", {}).get("N", "0")),
     )
+
+
+if TYPE_CHECKING:  # mypy proves the adapter fits the port
+    from chalicelib.ports import Store
+
+    _store: Store = DynamoStore("table")

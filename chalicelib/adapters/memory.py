@@ -12,7 +12,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.adapters.dynamo import (
     DEFAULT_RATING,
@@ -439,3 +439,12 @@ class FakeClock:
         """Move forward by ``ms``; return the new time."""
         self.now += ms
         return self.now
+
+
+if TYPE_CHECKING:  # mypy proves the fakes fit the ports
+    from chalicelib.ports import Clock, Notifier, Store, Timers
+
+    _store: Store = MemoryStore()
+    _notifier: Notifier = FakeNotifier()
+    _timers: Timers = FakeTimers()
+    _clock: Clock = FakeClock()

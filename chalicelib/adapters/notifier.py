@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 log = logging.getLogger(__name__)
 
@@ -67,3 +67,9 @@ class ApiGatewayNotifier:
             log.warning("push to %s failed: %s", connection_id, code or type(err).__name__)
             return True
         return True
+
+
+if TYPE_CHECKING:  # mypy proves the adapter fits the port
+    from chalicelib.ports import Notifier
+
+    _notifier: Notifier = ApiGatewayNotifier("api", "ws", "us-east-1")

@@ -14,7 +14,7 @@ import json
 import re
 import threading
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _NAME_OK = re.compile(r"[0-9A-Za-z_.-]+")
 MAX_NAME = 64
@@ -98,3 +98,9 @@ class SchedulerTimers:
 def _code(err: Exception) -> str:
     response = getattr(err, "response", None) or {}
     return str(response.get("Error", {}).get("Code", ""))
+
+
+if TYPE_CHECKING:  # mypy proves the adapter fits the port
+    from chalicelib.ports import Timers
+
+    _timers: Timers = SchedulerTimers("default", "arn:target", "arn:role")
