@@ -28,7 +28,7 @@ export function diceProgressChart(room, progress) {
   const xEvery = Math.max(1, Math.ceil(progress.length / 12));
   progress.forEach((point, i) => {
     if (i % xEvery === 0 || i === progress.length - 1) {
-      const label = i === progress.length - 1 && progress.length > 1 && point.round === undefined ? 'end' : String(point.round ?? i + 1);
+      const label = point.final && i > 0 ? 'end' : String(point.round ?? i + 1);
       grid.push(s('text', { x: x(i), y: height - pad.bottom + 16, 'text-anchor': 'middle', class: 'axis' }, label));
     }
   });

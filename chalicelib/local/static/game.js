@@ -219,7 +219,9 @@ function playersPanel(room) {
 // ---- metrics ----------------------------------------------------------------
 
 function continueMode() {
-  return (state.me && state.me.preferences && state.me.preferences.continue_mode) || 'auto';
+  const fromProfile = state.me && state.me.preferences && state.me.preferences.continue_mode;
+  const fromRoom = state.room && state.room.me && state.room.me.continue_mode;
+  return fromProfile || fromRoom || 'auto';
 }
 
 async function setContinueMode(mode, button) {
