@@ -87,7 +87,10 @@ function rerenderForNewViewer() {
 function applyRoom(room) {
   if (!room || room.id !== state.roomId) return;
   if (state.room && typeof room.version === 'number' && room.version < state.room.version) return;
+  const justFinished = room.status === 'finished' && state.room && state.room.status !== 'finished';
   state.room = room;
+  // Ratings change when a game ends: refresh the header's rating.
+  if (justFinished && state.user) loadMe().then(renderHeader);
   updateRoomScreen(main);
 }
 
@@ -141,6 +144,13 @@ function route() {
   } else {
     leaveRoom();
     renderLobby(main);
+    // Fresh invitations and rating whenever the lobby opens.
+    if (state.user) {
+      loadMe().then(() => {
+        renderHeader();
+        if (!state.roomId && state.me && (state.me.invitations || []).length) renderLobby(main);
+      });
+    }
   }
   window.scrollTo(0, 0);
 }

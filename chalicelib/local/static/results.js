@@ -31,7 +31,7 @@ export function resultsCard(room) {
   const results = room.results || { ranking: [], dice_progress: [] };
   const ranking = [...(results.ranking || [])].sort((a, b) => a.rank - b.rank);
   const winner = ranking.length ? playerById(room, ranking[0].player_id) : null;
-  const rated = ranking.some((r) => typeof r.rating_before === 'number');
+  const rated = typeof room.rated === 'boolean' ? room.rated : ranking.some((r) => typeof r.rating_before === 'number');
   const me = room.me || {};
   const rows = ranking.map((r) => {
     const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
