@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from chalicelib.adapters.memory import MemoryStore
 from chalicelib.ports import (
     RoomExists,
     RoomLimitReached,
@@ -274,3 +277,44 @@ def test_expired_ticket_is_refused_and_gone(store: Store) -> None:
     store.put_ticket("t", "u1", expires_ms=60_000)
     assert store.consume_ticket("t", now_ms=60_000) is None
     assert store.consume_ticket("t", now_ms=1_000) is None
+
+
+# --- races --------------------------------------------------------------------------------
+
+
+def test_racing_writers_of_one_version_have_exactly_one_winner(store: Store) -> None:
+    # moto is not thread-safe: serialize calls into it, or the test proves nothing.
+    moto_lock = threading.Lock() if not isinstance(store, MemoryStore) else None
+    store.create_room("r1", {"n": 0}, SUMMARY)
+
+    def write(i: int) -> bool:
+        try:
+            if moto_lock is None:
+                store.save_room("r1", {"n": i}, SUMMARY, expected_version=1)
+            else:
+                with moto_lock:
+                    store.save_room("r1", {"n": i}, SUMMARY, expected_version=1)
+        except VersionConflict:
+            return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        wins = list(pool.map(write, range(16)))
+    assert wins.count(True) == 1
+    room = store.get_room("r1")
+    assert room is not None and room.version == 2 and room.state == {"n": wins.index(True)}
+
+
+def test_racing_ticket_consumers_have_exactly_one_winner(store: Store) -> None:
+    moto_lock = threading.Lock() if not isinstance(store, MemoryStore) else None
+    store.put_ticket("t", "u1", 10_000)
+
+    def consume(_: int) -> str | None:
+        if moto_lock is None:
+            return store.consume_ticket("t", 1)
+        with moto_lock:
+            return store.consume_ticket("t", 1)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        users = list(pool.map(consume, range(16)))
+    assert users.count("u1") == 1 and users.count(None) == 15
