@@ -173,6 +173,49 @@ def test_table_has_string_keys_ttl_pitr_and_gsi1(dev: Template) -> None:
     ]
 
 
+class RecordingDynamoClient:
+    """Records the table the store's ``ensure_table`` would create (no AWS, no moto)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, dict[str, Any]] = {}
+
+    def create_table(self, **kwargs: Any) -> None:
+        self.calls["create_table"] = kwargs
+
+    def update_time_to_live(self, **kwargs: Any) -> None:
+        self.calls["update_time_to_live"] = kwargs
+
+    def get_waiter(self, name: str) -> Any:
+        return self
+
+    def wait(self, **kwargs: Any) -> None:
+        return None
+
+
+def test_table_matches_the_one_the_store_adapter_creates(dev: Template) -> None:
+    from chalicelib.adapters.dynamo import DynamoStore
+
+    client = RecordingDynamoClient()
+    DynamoStore("liars-lies", client=client).ensure_table()
+    created = client.calls["create_table"]
+    _, table = only(dev, "AWS::DynamoDB::Table")
+    props = table["Properties"]
+
+    def by_name(items: list[dict[str, Any]], key: str) -> dict[str, Any]:
+        return {item[key]: item for item in items}
+
+    assert props["KeySchema"] == created["KeySchema"]
+    assert by_name(props["AttributeDefinitions"], "AttributeName") == by_name(
+        created["AttributeDefinitions"], "AttributeName"
+    )
+    assert by_name(props["GlobalSecondaryIndexes"], "IndexName") == by_name(
+        created["GlobalSecondaryIndexes"], "IndexName"
+    )
+    assert props["BillingMode"] == created["BillingMode"]
+    ttl = client.calls["update_time_to_live"]["TimeToLiveSpecification"]
+    assert props["TimeToLiveSpecification"] == ttl
+
+
 def test_production_table_is_protected_and_dev_is_disposable(dev: Template, prod: Template) -> None:
     _, prod_table = only(prod, "AWS::DynamoDB::Table")
     _, dev_table = only(dev, "AWS::DynamoDB::Table")
