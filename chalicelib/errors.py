@@ -1,0 +1,115 @@
+"""Domain errors and their HTTP mapping: the one place an exception becomes an API error body.
+
+Every error answer has the shape ``{"error": {"code", "message", "field"?}}`` (API.md); a lost
+race on a room also carries ``"room"``: the caller's view of the room as it is now. Engine
+errors (``DomainError``) carry their own code and status; store, auth and validation errors
+are mapped here. Anything unexpected becomes a 400 ``bad_request`` only where the input is to
+blame; the route wrapper in ``app.py`` guarantees no 5xx reaches a client for its input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from chalicelib.engine.errors import DomainError
+from chalicelib.ports import (
+    RoomExists,
+    RoomLimitReached,
+    StoreError,
+    TooManyRatingChanges,
+    UnknownUser,
+    UserExists,
+    UsernameTaken,
+)
+
+JsonDict = dict[str, Any]
+
+
+class ApiError(Exception):
+    """An error answer decided outside the engine (auth, limits, body size, unknown room)."""
+
+    def __init__(self, status: int, code: str, message: str, *, field: str | None = None,
+                 room: JsonDict | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.room = room
+
+
+def unauthorized(message: str = "sign in first", code: str = "not_signed_in") -> ApiError:
+    """401: no token, or a token that was refused."""
+    return ApiError(401, code, message)
+
+
+def forbidden(message: str, code: str = "forbidden") -> ApiError:
+    """403: signed in but not allowed."""
+    return ApiError(403, code, message)
+
+
+def not_found(message: str, code: str = "not_found") -> ApiError:
+    """404: unknown room or user."""
+    return ApiError(404, code, message)
+
+
+def rate_limited(message: str, code: str = "rate_limited") -> ApiError:
+    """429: too many attempts in the current window."""
+    return ApiError(429, code, message)
+
+
+def conflict(message: str, room: JsonDict | None = None, code: str = "conflict") -> ApiError:
+    """409: the room changed under the caller; ``room`` is their view of it now."""
+    return ApiError(409, code, message, room=room)
+
+
+_STORE_STATUS: dict[type[StoreError], tuple[int, str]] = {
+    UsernameTaken: (409, "that username is taken"),
+    UserExists: (409, "that user already exists"),
+    RoomExists: (409, "that room already exists"),
+    RoomLimitReached: (429, "you already have the maximum number of open rooms"),
+    UnknownUser: (404, "unknown user"),
+    TooManyRatingChanges: (409, "too many rated players in one game"),
+}
+
+
+def body(code: str, message: str, field: str | None = None) -> JsonDict:
+    """The API's error body."""
+    err: JsonDict = {"code": code, "message": message}
+    if field is not None:
+        err["field"] = field
+    return {"error": err}
+
+
+def _validation(err: ValidationError) -> tuple[int, JsonDict]:
+    first = err.errors(include_url=False)[0]
+    loc = ".".join(str(part) for part in first.get("loc", ()))
+    kind = str(first.get("type", ""))
+    code = "unknown_field" if kind == "extra_forbidden" else "invalid_input"
+    message = str(first.get("msg", "invalid input"))
+    if loc:
+        message = f"{loc}: {message}"
+    return 400, body(code, message, loc or None)
+
+
+def to_response(exc: BaseException) -> tuple[int, JsonDict] | None:
+    """Status and body for a known error, or None for an unexpected one."""
+    if isinstance(exc, ApiError):
+        out = body(exc.code, exc.message, exc.field)
+        if exc.room is not None:
+            out["room"] = exc.room
+        return exc.status, out
+    if isinstance(exc, DomainError):
+        return exc.status, body(exc.code, exc.message, exc.field)
+    if isinstance(exc, ValidationError):
+        return _validation(exc)
+    if isinstance(exc, StoreError):
+        status, message = _STORE_STATUS.get(type(exc), (409, str(exc)))
+        return status, body(exc.code, message)
+    from chalicelib.auth import AuthError
+
+    if isinstance(exc, AuthError):
+        return 401, body(exc.code, exc.message)
+    return None

@@ -1,0 +1,517 @@
+"""Pydantic request and response models of the REST API, and the OpenAPI 3.1 document built from them.
+
+Request models are strict and refuse unknown fields, so nothing a client sends is ever bound
+to state it does not own (no mass assignment of host, dice, version or rating). Response
+models describe what the routes return (the room view is built by ``engine.views``; the
+models document it and allow fields to be added). ``ROUTES`` is filled by ``app.py``'s route
+decorator; ``openapi_document()`` turns it into the published document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic.json_schema import models_json_schema
+
+MAX_BODY_BYTES = 16 * 1024
+"""Bodies above this size are refused with 413 before parsing."""
+
+
+class Request(BaseModel):
+    """Base of request bodies: strict types, unknown fields refused."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class Answer(BaseModel):
+    """Base of response bodies: fields may be added (API.md)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+Username = Annotated[str, Field(min_length=3, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
+Password = Annotated[str, Field(min_length=8, max_length=128)]
+DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
+Id = Annotated[str, Field(min_length=1, max_length=64)]
+Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
+ContinueMode = Literal["auto", "manual"]
+Face = Literal[1, 2, 3, 4, 5, 6]
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class GuestBody(Request):
+    """POST /auth/guest."""
+
+    name: DisplayName | None = None
+
+
+class Credentials(Request):
+    """POST /auth/register and /auth/login."""
+
+    username: Username
+    password: Password
+
+
+class PreferencesBody(Request):
+    """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
+
+    continue_mode: ContinueMode
+    room_id: Id | None = None
+
+
+class SettingsBody(Request):
+    """Room settings (SPEC §2); every field optional (partial edits)."""
+
+    starting_dice: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] | None = None
+    wildcard_chance: Literal[0, 5, 10] | None = None
+    penalty: Literal["discard", "give"] | None = None
+    turn_seconds: Literal[15, 30, 60] | None = None
+    break_seconds: Literal[30, 60, 120] | None = None
+    joining: Literal["open", "approval", "passcode"] | None = None
+    passcode: Passcode | None = None
+    rules: Literal["classic"] | None = None
+
+    def changes(self) -> dict[str, Any]:
+        """Only the fields the client sent."""
+        return self.model_dump(exclude_unset=True)
+
+
+class CreateRoomBody(Request):
+    """POST /rooms."""
+
+    settings: SettingsBody | None = None
+
+
+class JoinBody(Request):
+    """POST /rooms/{room_id}/join."""
+
+    passcode: Annotated[str, Field(max_length=16)] | None = None
+
+
+class ReadyBody(Request):
+    """PUT /rooms/{room_id}/ready."""
+
+    ready: bool
+
+
+class InviteBody(Request):
+    """POST /rooms/{room_id}/invitations."""
+
+    username: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class AddBotBody(Request):
+    """POST /rooms/{room_id}/bots."""
+
+    level: Literal["easy", "strong"] | None = None
+
+
+Turn = Annotated[int, Field(ge=0, le=10**9)]
+
+
+class BidAction(Request):
+    """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``)."""
+
+    type: Literal["bid"]
+    quantity: Annotated[int, Field(ge=1, le=10_000)]
+    face: Face
+    turn: Turn
+
+
+class LiarAction(Request):
+    """Call Liar! on the current bid."""
+
+    type: Literal["liar"]
+    turn: Turn
+
+
+class AgreeAction(Request):
+    """Agree to start the next round (during a break)."""
+
+    type: Literal["agree"]
+
+
+class ResignAction(Request):
+    """Resign from the game."""
+
+    type: Literal["resign"]
+
+
+class ActionBody(RootModel[Annotated[BidAction | LiarAction | AgreeAction | ResignAction,
+                                     Field(discriminator="type")]]):
+    """POST /rooms/{room_id}/actions."""
+
+
+class ChatBody(Request):
+    """POST /rooms/{room_id}/chat (the operator's length cap applies too)."""
+
+    text: Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class EloPreviewBody(Request):
+    """POST /rooms/{room_id}/elo-preview: a complete finishing order of player ids."""
+
+    order: Annotated[list[Id], Field(max_length=200)]
+
+
+# --- responses ---------------------------------------------------------------------------
+
+
+class ErrorDetail(Answer):
+    """What went wrong."""
+
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorBody(Answer):
+    """Every 4xx answer; 409 on a room also carries ``room`` (the caller's view now)."""
+
+    error: ErrorDetail
+    room: dict[str, Any] | None = None
+
+
+class UserOut(Answer):
+    """A user as the API shows it."""
+
+    id: str
+    name: str
+    guest: bool
+
+
+class AuthAnswer(Answer):
+    """A signed-in session."""
+
+    token: str
+    user: UserOut
+
+
+class Preferences(Answer):
+    """A user's preferences."""
+
+    continue_mode: ContinueMode
+
+
+class Invitation(Answer):
+    """An invitation to a room."""
+
+    room_id: str
+    host_name: str
+
+
+class MeAnswer(Answer):
+    """GET /me."""
+
+    user: UserOut
+    rating: dict[str, float] | None
+    preferences: Preferences
+    invitations: list[Invitation]
+
+
+class PreferencesAnswer(Answer):
+    """PATCH /me/preferences."""
+
+    preferences: Preferences
+
+
+class TicketAnswer(Answer):
+    """POST /realtime/tickets."""
+
+    ticket: str
+    expires_at: str
+
+
+class PublicSettings(Answer):
+    """Room settings; ``passcode`` only in the host's view."""
+
+    starting_dice: int
+    wildcard_chance: int
+    penalty: str
+    turn_seconds: int
+    break_seconds: int
+    joining: str
+    rules: str
+    passcode: str | None = None
+
+
+class LobbyRoom(Answer):
+    """One room in the lobby list."""
+
+    id: str
+    status: str
+    host_name: str
+    players: int
+    humans: int
+    bots: int
+    settings: PublicSettings
+    created_by_guest: bool
+
+
+class LobbyAnswer(Answer):
+    """GET /rooms."""
+
+    rooms: list[LobbyRoom]
+
+
+class PlayerOut(Answer):
+    """A seat in the room view."""
+
+    id: str
+    user_id: str | None
+    name: str
+    kind: Literal["human", "bot"]
+    level: str | None = None
+    seat: int
+    ready: bool
+    dice_count: int
+    eliminated: bool
+    resigned: bool
+    rank: int | None
+
+
+class MeOut(Answer):
+    """The viewer's own place in the room."""
+
+    player_id: str | None
+    is_host: bool
+    dice: list[int | str] | None
+    request: Literal["pending", "denied"] | None
+
+
+class BidOut(Answer):
+    """A bid."""
+
+    player_id: str
+    quantity: int
+    face: int
+
+
+class TurnOut(Answer):
+    """Whose turn it is, its number (the ``turn`` to answer) and deadline."""
+
+    number: int
+    player_id: str
+    deadline: str | None
+
+
+class BreakOut(Answer):
+    """The break between rounds."""
+
+    deadline: str | None
+    agreed: list[str]
+
+
+class RevealRowOut(Answer):
+    """One player's revealed hand."""
+
+    player_id: str
+    name: str
+    dice: list[int | str]
+    counted: list[bool]
+    bids: list[dict[str, int]]
+
+
+class RevealOut(Answer):
+    """A completed round's reveal."""
+
+    round: int
+    bid: BidOut
+    challenger_id: str
+    count: int
+    loser_id: str
+    winner_id: str
+    penalty: str
+    eliminated: list[str]
+    rows: list[RevealRowOut]
+
+
+class GameOut(Answer):
+    """The game in play."""
+
+    round: int
+    phase: Literal["bidding", "break", "final_reveal", "finished"]
+    turn: TurnOut | None
+    current_bid: BidOut | None
+    total_dice: int
+    # "break" is a Python keyword: the wire name is kept through the alias.
+    break_: BreakOut | None = Field(alias="break")
+    last_reveal: RevealOut | None
+
+
+class RankingRow(Answer):
+    """A participant's final rank and ratings (humans in rated games)."""
+
+    player_id: str
+    rank: int | None
+    rating_before: float | None
+    rating_after: float | None
+
+
+class ProgressRow(Answer):
+    """Dice counts at the start of a round (the last row: final counts)."""
+
+    round: int
+    counts: dict[str, int]
+
+
+class ResultsOut(Answer):
+    """Final results."""
+
+    ranking: list[RankingRow]
+    dice_progress: list[ProgressRow]
+
+
+class RoomView(Answer):
+    """A room as one viewer sees it (built by ``engine.views.room_view``)."""
+
+    id: str
+    status: Literal["waiting", "playing", "finished", "closed"]
+    version: int
+    host_id: str
+    created_by_guest: bool
+    recreated_as: str | None
+    settings: PublicSettings
+    players: list[PlayerOut]
+    me: MeOut
+    pending_requests: list[dict[str, str]] | None = None
+    game: GameOut | None
+    results: ResultsOut | None
+
+
+class ChatUser(Answer):
+    """Who wrote a message."""
+
+    id: str
+    name: str
+
+
+class ChatMessage(Answer):
+    """A chat message."""
+
+    id: str
+    user: ChatUser
+    text: str
+    at: str
+
+
+class ChatAnswer(Answer):
+    """GET /rooms/{room_id}/chat."""
+
+    messages: list[ChatMessage]
+
+
+class EloChange(Answer):
+    """One human's rating change under a finishing order."""
+
+    player_id: str
+    before: float
+    delta: float
+    after: float
+
+
+class EloAnswer(Answer):
+    """POST /rooms/{room_id}/elo-preview."""
+
+    changes: list[EloChange]
+
+
+class Health(Answer):
+    """GET /health."""
+
+    status: str
+
+
+# --- routes and the OpenAPI document ---------------------------------------------------------
+
+Auth = Literal["none", "optional", "signed_in", "registered"]
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    """One REST route as published: the models the route itself parses and answers with."""
+
+    method: str
+    path: str
+    summary: str
+    auth: Auth
+    body: type[BaseModel] | None
+    answer: type[BaseModel] | None
+    status: int = 200
+    query: tuple[str, ...] = ()
+
+
+ROUTES: list[RouteSpec] = []
+"""Filled by ``app.py`` as it declares routes."""
+
+_ERROR_STATUSES = {
+    400: "invalid input", 401: "not signed in or bad token", 403: "not allowed",
+    404: "unknown room or user", 409: "conflict (the body carries the current room view)",
+    413: "body too large", 429: "rate limited",
+}
+
+
+def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of ``routes`` (default: every declared route)."""
+    routes = ROUTES if routes is None else routes
+    models: list[type[BaseModel]] = [ErrorBody]
+    for r in routes:
+        for m in (r.body, r.answer):
+            if m is not None and m not in models:
+                models.append(m)
+    keyed: list[tuple[type[BaseModel], Literal["validation", "serialization"]]] = []
+    for m in models:
+        keyed.append((m, "validation" if issubclass(m, Request) or m is ActionBody
+                      else "serialization"))
+    refs, defs = models_json_schema(keyed, by_alias=True,
+                                    ref_template="#/components/schemas/{model}")
+    paths: dict[str, dict[str, Any]] = {}
+    for r in sorted(routes, key=lambda r: (r.path, r.method)):
+        op: dict[str, Any] = {"summary": r.summary, "operationId": _op_id(r)}
+        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                  for name in _path_params(r.path)]
+        params += [{"name": q, "in": "query", "required": False, "schema": {"type": "string"}}
+                   for q in r.query]
+        if params:
+            op["parameters"] = params
+        if r.auth in ("signed_in", "registered"):
+            op["security"] = [{"bearer": []}]
+        elif r.auth == "optional":
+            op["security"] = [{}, {"bearer": []}]
+        if r.body is not None:
+            op["requestBody"] = {"required": True, "content": {
+                "application/json": {"schema": refs[(r.body, "validation")]}}}
+        answer: dict[str, Any] = {"description": "OK"}
+        if r.answer is not None:
+            answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
+        responses: dict[str, Any] = {str(r.status): answer}
+        for status, text in _ERROR_STATUSES.items():
+            responses[str(status)] = {"description": text, "content": {
+                "application/json": {"schema": refs[(ErrorBody, "serialization")]}}}
+        op["responses"] = responses
+        paths.setdefault(r.path, {})[r.method.lower()] = op
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Liar's Lies API", "version": "1.0.0",
+                 "description": "REST contract of ../shared/API.md; WebSocket messages are "
+                                "documented there."},
+        "paths": paths,
+        "components": {
+            "schemas": defs.get("$defs", {}),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "bearerFormat": "JWT"}},
+        },
+    }
+
+
+def _path_params(path: str) -> list[str]:
+    return [part[1:-1] for part in path.split("/") if part.startswith("{")]
+
+
+def _op_id(r: RouteSpec) -> str:
+    parts = [p.strip("{}").replace("-", "_") for p in r.path.split("/") if p]
+    return "_".join([r.method.lower(), *parts])

@@ -1,0 +1,613 @@
+"""Use cases of the REST API: load → advance → engine → conditional save → effects.
+
+Every room change reads the room item once, runs ``advance(room, now)`` so every passed deadline
+is applied first, runs one engine transition, and writes the item back under the version it
+read (``RoomStore.save_room``). A lost race on a client's action is a 409 carrying the caller's
+view of the room as it is now; server-driven changes (tick, viewing, timers) retry on the
+version they find. Effects (pushes, timers, rating application, invitation bookkeeping) run
+only after the write succeeded, through ``_after_commit``.
+
+Ratings: when a transition finishes a rated game, the rating changes are computed from the
+ratings stored now and written into the room's results in the same room write; after that
+write succeeds they are applied exactly once by the store's ``apply_ratings`` transaction,
+keyed by the room id (a finished room never finishes again, so only one write can carry them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from chalicelib import auth
+from chalicelib.engine import game as game_flow
+from chalicelib.engine import ratings as elo
+from chalicelib.engine import room as lobby
+from chalicelib.engine.dice import Roller
+from chalicelib.engine.errors import DomainError, NotAPlayer
+from chalicelib.engine.model import Room, Status
+from chalicelib.engine.views import events_for, iso, room_view
+from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_limited, unauthorized
+from chalicelib.ports import Clock, Notifier, Store, Timers, UserRecord, VersionConflict
+from chalicelib.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+JsonDict = dict[str, Any]
+Event = dict[str, Any]
+
+SERVER_RETRIES = 8
+"""Server-driven writes (tick, viewing, preferences) retry this often on a version conflict."""
+CLOSED_ROOM_TTL_SECONDS = 30 * 24 * 3600
+"""Finished and closed rooms are kept 30 days (results, recreate pointer), then expire."""
+LOGIN_ATTEMPTS = 10
+LOGIN_WINDOW_SECONDS = 300
+LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
+
+
+# --- dependencies ----------------------------------------------------------------------------
+
+
+class Deps(Protocol):
+    """What the service needs (``chalicelib.wiring.Deps`` fits)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def notifier(self) -> Notifier: ...
+
+    @property
+    def timers(self) -> Timers: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def roller(self) -> Roller: ...
+
+
+def current_deps() -> Deps:
+    """The dependencies in force (``chalicelib.wiring``)."""
+    from chalicelib import wiring
+
+    return wiring.get_deps()
+
+
+# --- callers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling, from a verified token."""
+
+    user_id: str
+    name: str
+    guest: bool
+
+
+def caller_from_header(header: str | None) -> Caller | None:
+    """Parse ``Authorization: Bearer <token>``; None when absent; 401 when refused."""
+    if header is None or not header.strip():
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthorized("use Authorization: Bearer <token>", "invalid_token")
+    claims = auth.verify_token(token.strip())
+    return Caller(claims.user_id, claims.name, claims.guest)
+
+
+def require(caller: Caller | None) -> Caller:
+    """A signed-in caller (registered or guest), else 401."""
+    if caller is None:
+        raise unauthorized()
+    return caller
+
+
+def require_registered(caller: Caller | None, what: str) -> Caller:
+    """A registered caller, else 401 (signed out) or 403 (guest)."""
+    c = require(caller)
+    if c.guest:
+        raise forbidden(f"guests cannot {what}; register first", "guest_not_allowed")
+    return c
+
+
+def user_out(user: UserRecord | Caller) -> JsonDict:
+    """``{"id", "name", "guest"}``."""
+    uid = user.user_id if isinstance(user, Caller) else user.id
+    return {"id": uid, "name": user.name, "guest": user.guest}
+
+
+# --- the service -----------------------------------------------------------------------------
+
+
+def summary(room: Room) -> JsonDict:
+    """The lobby summary kept beside the room's state (never the passcode)."""
+    settings = room.settings.to_dict()
+    settings.pop("passcode", None)
+    host = room.host
+    bots = sum(1 for p in room.players if p.is_bot)
+    return {
+        "status": room.status.value, "host_name": host.name if host else "",
+        "players": len(room.players), "humans": len(room.players) - bots, "bots": bots,
+        "settings": settings, "created_by_guest": room.created_by_guest,
+        "created_at": room.created_at,
+    }
+
+
+def view(room: Room, version: int, user_id: str | None) -> JsonDict:
+    """The caller's view of the room (``engine.views.room_view``) with the stored version."""
+    out = room_view(room, user_id=user_id)
+    out["version"] = version
+    return out
+
+
+class Service:
+    """The REST use cases over one set of dependencies."""
+
+    def __init__(self, deps: Deps | None = None, config: Settings | None = None) -> None:
+        self.deps = deps or current_deps()
+        self.cfg = config or get_settings()
+
+    @property
+    def store(self) -> Store:
+        """The store port."""
+        return self.deps.store
+
+    def now(self) -> int:
+        """The server's clock, epoch ms."""
+        return self.deps.clock.now_ms()
+
+    # --- accounts ---------------------------------------------------------------------
+
+    def _session(self, user: UserRecord) -> JsonDict:
+        return {"token": auth.issue_token(user), "user": user_out(user)}
+
+    def guest(self, name: str | None) -> JsonDict:
+        """Sign in as a new guest."""
+        uid = "g" + secrets.token_hex(8)
+        shown = name.strip() if name and name.strip() else f"Guest {secrets.token_hex(2)}"
+        user = self.store.create_user(uid, None, None, True, shown, now_ms=self.now())
+        return self._session(user)
+
+    def register(self, username: str, password: str) -> JsonDict:
+        """Create a registered account (409 ``username_taken``)."""
+        if self.store.get_user_by_username(username) is not None:
+            raise ApiError(409, "username_taken", "that username is taken", field="username")
+        uid = "u" + secrets.token_hex(8)
+        user = self.store.create_user(uid, username, auth.hash_password(password), False,
+                                      username, now_ms=self.now())
+        return self._session(user)
+
+    def login(self, username: str, password: str) -> JsonDict:
+        """Sign in with username and password (401 on bad credentials; attempts limited)."""
+        if not self.store.hit(f"login:{username.lower()}", LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS,
+                              self.now()):
+            raise rate_limited("too many sign-in attempts; try again later")
+        user = self.store.get_user_by_username(username)
+        if user is None or user.password_hash is None:
+            auth.burn_password_check(password)
+            raise unauthorized("wrong username or password", "bad_credentials")
+        if not auth.verify_password(user.password_hash, password):
+            raise unauthorized("wrong username or password", "bad_credentials")
+        if auth.needs_rehash(user.password_hash):
+            self.store.set_password_hash(user.id, auth.hash_password(password))
+        return self._session(user)
+
+    def _user(self, caller: Caller) -> UserRecord:
+        user = self.store.get_user(caller.user_id)
+        if user is None:
+            raise unauthorized("this account no longer exists", "unknown_user")
+        return user
+
+    def me(self, caller: Caller) -> JsonDict:
+        """Profile, rating, preferences and invitations."""
+        user = self._user(caller)
+        rating = None
+        if not user.guest:
+            rating = {"liars-lies": self.store.get_ratings([user.id])[user.id]}
+        return {"user": user_out(user), "rating": rating,
+                "preferences": {"continue_mode": user.continue_mode},
+                "invitations": self.store.list_invitations(user.id)}
+
+    def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
+        """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
+        self._user(caller)
+        self.store.set_preferences(caller.user_id, mode)
+        rooms = set(self.store.open_rooms(caller.user_id))
+        if room_id:
+            rooms.add(room_id)
+        for rid in sorted(rooms):
+
+            def change(room: Room) -> list[Event]:
+                seat = room.player_of_user(caller.user_id)
+                if seat is None or room.status != Status.PLAYING:
+                    return []
+                return game_flow.set_continue_mode(room, seat.id, mode, self.deps.roller,
+                                                   self.now())
+
+            try:
+                self._server_change(rid, change)
+            except ApiError:
+                continue
+        return {"preferences": {"continue_mode": mode}}
+
+    def ticket(self, caller: Caller) -> JsonDict:
+        """A single-use WebSocket ticket."""
+        t = auth.new_ticket(self.now())
+        self.store.put_ticket(t.ticket, caller.user_id, t.expires_ms)
+        return {"ticket": t.ticket, "expires_at": iso(t.expires_ms)}
+
+    # --- room plumbing ----------------------------------------------------------------
+
+    def _load(self, room_id: str) -> tuple[Room, int]:
+        stored = self.store.get_room(room_id)
+        if stored is None:
+            raise not_found("no such room", "unknown_room")
+        return Room.from_dict(stored.state), stored.version
+
+    def _finish_ratings(self, room: Room) -> dict[str, float] | None:
+        """For a game that just finished rated: fill results; return the deltas to apply."""
+        if room.status != Status.FINISHED or not room.rated or room.results is None:
+            return None
+        if "elo" in room.results:
+            return None
+        uids = [p.user_id for p in room.players if not p.is_bot and p.user_id]
+        changes = elo.final_changes(room, self.store.get_ratings(uids))
+        elo.apply_to_results(room, changes)
+        return {uid: c["delta"] for uid, c in changes.items()}
+
+    def _save(self, room: Room, version: int, before: Status, events: list[Event]) -> int:
+        """Conditional write; then the effects. Raises VersionConflict on a lost race."""
+        deltas = self._finish_ratings(room)
+        expires = None
+        if room.status in (Status.FINISHED, Status.CLOSED):
+            expires = self.now() // 1000 + CLOSED_ROOM_TTL_SECONDS
+        new_version = self.store.save_room(room.id, room.to_dict(), summary(room), version,
+                                           expires_at_s=expires)
+        if deltas is not None:
+            self._apply_ratings(room, deltas)
+        if before in (Status.WAITING, Status.PLAYING) and room.status in (Status.FINISHED,
+                                                                           Status.CLOSED):
+            host = room.host
+            if host is not None and host.user_id:
+                self._quietly(self.store.release_room, host.user_id, room.id)
+        _after_commit(self.deps, room, new_version, events)
+        return new_version
+
+    def _apply_ratings(self, room: Room, deltas: dict[str, float]) -> None:
+        record = {"room_id": room.id, "results": room.results,
+                  "finished_at": room.game.finished_at if room.game else None}
+        for _ in range(3):
+            try:
+                self.store.apply_ratings(room.id, deltas, record)
+                return
+            except Exception:
+                log.exception("applying ratings of room %s failed; retrying", room.id)
+
+    @staticmethod
+    def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("after-commit bookkeeping failed")
+
+    def _client_change(self, room_id: str, caller: Caller | None,
+                       change: Callable[[Room], list[Event]]) -> tuple[Room, int]:
+        """A client's change: one read, advance, the change, one conditional write (409 on a race)."""
+        room, version = self._load(room_id)
+        before = room.status
+        now = self.now()
+        advanced = game_flow.advance(room, now, self.deps.roller)
+        try:
+            events = change(room)
+        except DomainError:
+            if advanced:
+                # The deadlines that passed are the server's to apply, whatever the client did.
+                with contextlib.suppress(VersionConflict):
+                    self._save(room, version, before, advanced)
+            raise
+        try:
+            new_version = self._save(room, version, before, advanced + events)
+        except VersionConflict as lost:
+            uid = caller.user_id if caller else None
+            current = lost.current
+            shown = view(Room.from_dict(current.state), current.version, uid) if current else None
+            raise conflict("the room changed while your request was in flight; nothing was "
+                           "applied", shown) from None
+        return room, new_version
+
+    def _server_change(self, room_id: str,
+                       change: Callable[[Room], list[Event]] | None = None) -> tuple[Room, int]:
+        """A server-driven change (advance, then ``change``): retried on a version conflict."""
+        stored = self.store.get_room(room_id)
+        for _ in range(SERVER_RETRIES):
+            if stored is None:
+                raise not_found("no such room", "unknown_room")
+            room, version = Room.from_dict(stored.state), stored.version
+            before = room.status
+            events = game_flow.advance(room, self.now(), self.deps.roller)
+            if change is not None:
+                events += change(room)
+            if not events and room.to_dict() == stored.state:
+                return room, version
+            try:
+                return room, self._save(room, version, before, events)
+            except VersionConflict as lost:
+                stored = lost.current if lost.current is not None else self.store.get_room(room_id)
+        raise conflict("the room is busy; try again")
+
+    # --- rooms ------------------------------------------------------------------------
+
+    def list_rooms(self, status: str | None) -> JsonDict:
+        """The lobby list."""
+        wanted = status or "waiting"
+        if wanted not in LOBBY_STATUSES:
+            raise ApiError(400, "invalid_input",
+                           f"status must be one of: {', '.join(LOBBY_STATUSES)}", field="status")
+        rooms = []
+        for s in self.store.list_rooms(wanted):
+            settings = dict(s.get("settings") or {})
+            settings.pop("passcode", None)
+            rooms.append({"id": s["id"], "status": s.get("status", wanted),
+                          "host_name": s.get("host_name", ""), "players": s.get("players", 0),
+                          "humans": s.get("humans", 0), "bots": s.get("bots", 0),
+                          "settings": settings,
+                          "created_by_guest": bool(s.get("created_by_guest", False))})
+        return {"rooms": rooms}
+
+    def _ref(self, caller: Caller) -> lobby.UserRef:
+        user = self._user(caller)
+        return lobby.UserRef(user.id, user.name, user.guest, user.continue_mode)
+
+    def create_room(self, caller: Caller, settings: JsonDict | None) -> JsonDict:
+        """A new waiting room; the creator is host and ready."""
+        user = self._ref(caller)
+        room = lobby.create_room(secrets.token_hex(8), user, settings, self.now())
+        version = self.store.create_room(room.id, room.to_dict(), summary(room),
+                                         owner_id=user.id,
+                                         max_open=self.cfg.max_rooms_per_user)
+        _after_commit(self.deps, room, version, [{"type": "room_created", "at": self.now()}])
+        return view(room, version, user.id)
+
+    def get_room(self, room_id: str, caller: Caller | None) -> JsonDict:
+        """The caller's view (passed deadlines are applied first)."""
+        room, version = self._server_change(room_id)
+        return view(room, version, caller.user_id if caller else None)
+
+    def tick(self, room_id: str, caller: Caller | None) -> JsonDict:
+        """Apply every deadline that has passed; the caller's view."""
+        return self.get_room(room_id, caller)
+
+    def update_settings(self, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
+        """The host edits settings while waiting."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller, lambda r: _run(lobby.update_settings, r, user, changes))
+        return view(room, version, caller.user_id)
+
+    def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
+        """Join (open), request (approval) or join with the passcode (attempts limited)."""
+        user = self._ref(caller)
+
+        def change(room: Room) -> list[Event]:
+            needs_code = (room.settings.joining == "passcode" and room.status == Status.WAITING
+                          and user.id not in room.invited
+                          and room.player_of_user(user.id) is None
+                          and not room.created_by_guest and not user.guest)
+            if needs_code and not self.store.hit(
+                    f"passcode:{room.id}:{user.id}", self.cfg.passcode_max_attempts,
+                    self.cfg.passcode_window_seconds, self.now()):
+                raise rate_limited("too many passcode attempts for this room; try again later")
+            outcome = lobby.join(room, user, passcode,
+                                 max_players=self.cfg.max_players_per_room)
+            kind = "join_requested" if outcome == "pending" else "player_joined"
+            return [{"type": kind, "user_id": user.id, "at": self.now()}]
+
+        room, version = self._client_change(room_id, caller, change)
+        if room.player_of_user(user.id) is not None:
+            self._quietly(self.store.remove_invitation, user.id, room_id)
+        return view(room, version, user.id)
+
+    def leave(self, caller: Caller, room_id: str) -> JsonDict:
+        """Leave a waiting room (or withdraw a request); the host hands over."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller,
+            lambda r: _run(lobby.leave, r, user))
+        self._quietly(self.store.release_room, user.id, room_id)
+        return view(room, version, user.id)
+
+    def set_ready(self, caller: Caller, room_id: str, ready: bool) -> JsonDict:
+        """A member toggles ready."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller, lambda r: _run(lobby.set_ready, r, user, ready))
+        return view(room, version, user.id)
+
+    def approve(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
+        """The host seats a pending requester."""
+        host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        requester = self.store.get_user(user_id)
+
+        def change(room: Room) -> list[Event]:
+            lobby.approve(room, host, user_id, max_players=self.cfg.max_players_per_room)
+            seat = room.player_of_user(user_id)
+            if seat is not None and requester is not None:
+                seat.continue_mode = requester.continue_mode
+            return [{"type": "player_joined", "user_id": user_id, "at": self.now()}]
+
+        room, version = self._client_change(room_id, caller, change)
+        return view(room, version, caller.user_id)
+
+    def deny(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
+        """The host turns a request down."""
+        host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller, lambda r: _run(lobby.deny, r, host, user_id))
+        return view(room, version, caller.user_id)
+
+    def invite(self, caller: Caller, room_id: str, username: str) -> JsonDict:
+        """The host invites a registered user by username (404 for an unknown one)."""
+        host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, _ = self._load(room_id)
+        seat = room.player_of_user(caller.user_id)
+        if seat is None or seat.id != room.host_id:
+            raise forbidden("only the host may invite", "not_host")
+        invitee = self.store.get_user_by_username(username)
+        if invitee is None or invitee.guest:
+            raise not_found("no registered user has that username", "unknown_user")
+        invitee_id = invitee.id
+        room, version = self._client_change(
+            room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id))
+        host_seat = room.host
+        self._quietly(self.store.add_invitation, invitee_id, room_id,
+                      host_seat.name if host_seat else caller.name, self.now())
+        return view(room, version, caller.user_id)
+
+    def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
+        """The host adds a bot."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller,
+            lambda r: _run(functools.partial(lobby.add_bot,
+                                             max_players=self.cfg.max_players_per_room),
+                           r, user, level))
+        return view(room, version, user.id)
+
+    def remove_bot(self, caller: Caller, room_id: str, player_id: str) -> JsonDict:
+        """The host removes a bot."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller, lambda r: _run(lobby.remove_bot, r, user, player_id))
+        return view(room, version, user.id)
+
+    def start(self, caller: Caller, room_id: str) -> JsonDict:
+        """The host starts play."""
+        user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+        room, version = self._client_change(
+            room_id, caller, lambda r: lobby.start(r, user, self.deps.roller, self.now()))
+        return view(room, version, user.id)
+
+    def act(self, caller: Caller, room_id: str, action: JsonDict) -> JsonDict:
+        """A player's bid, Liar!, agree or resign (``turn`` guards bid and Liar!)."""
+
+        def change(room: Room) -> list[Event]:
+            seat = room.player_of_user(caller.user_id)
+            if seat is None:
+                raise NotAPlayer("you have no seat in this game")
+            return game_flow.act(room, seat.id, action, self.deps.roller, self.now())
+
+        room, version = self._client_change(room_id, caller, change)
+        return view(room, version, caller.user_id)
+
+    def recreate(self, caller: Caller, room_id: str) -> JsonDict:
+        """A participant opens a new waiting room with the same settings; the old one points to it."""
+        user = self._ref(caller)
+        if len(self.store.open_rooms(user.id)) >= self.cfg.max_rooms_per_user:
+            raise rate_limited("you already have the maximum number of open rooms",
+                               "room_limit_reached")
+        created: list[Room] = []
+
+        def change(room: Room) -> list[Event]:
+            created.clear()
+            created.append(lobby.recreate(room, user, secrets.token_hex(8), self.now()))
+            return [{"type": "room_recreated", "room_id": created[0].id, "at": self.now()}]
+
+        # The old room's conditional write claims the recreation; only then is the new room made.
+        self._client_change(room_id, caller, change)
+        new = created[0]
+        version = self.store.create_room(new.id, new.to_dict(), summary(new), owner_id=user.id)
+        _after_commit(self.deps, new, version, [])
+        return view(new, version, user.id)
+
+    def elo_preview(self, caller: Caller, room_id: str, order: list[str]) -> JsonDict:
+        """The rating changes a complete finishing order would produce (participants only)."""
+        room, _ = self._server_change(room_id)
+        if room.player_of_user(caller.user_id) is None:
+            raise forbidden("only participants may preview ratings", "not_a_member")
+        if room.game is None:
+            raise ApiError(409, "not_started", "the game has not started")
+        uids = [p.user_id for p in room.players if not p.is_bot and p.user_id]
+        ratings = self.store.get_ratings(uids) if room.rated else {}
+        return {"changes": elo.changes_for_order(room, order, ratings)}
+
+    # --- chat -------------------------------------------------------------------------
+
+    def chat(self, room_id: str, after: str | None) -> JsonDict:
+        """Messages in order (the latest 50, or the 50 after ``after``)."""
+        if after is not None and (len(after) > 64 or not after.isprintable()):
+            raise ApiError(400, "invalid_input", "after must be a message id", field="after")
+        self._load(room_id)
+        return {"messages": self.store.list_chat(room_id, after, 50)}
+
+    def post_chat(self, caller: Caller, room_id: str, text: str) -> JsonDict:
+        """A registered user posts (length and rate limited); pushed to everyone watching."""
+        clean = text.strip()
+        if not clean:
+            raise ApiError(400, "invalid_input", "text must not be empty", field="text")
+        if len(clean) > self.cfg.chat_max_length:
+            raise ApiError(400, "too_long",
+                           f"text is limited to {self.cfg.chat_max_length} characters",
+                           field="text")
+        self._load(room_id)
+        user = self._user(caller)
+        if not self.store.hit(f"chat:{room_id}:{user.id}", self.cfg.chat_rate,
+                              self.cfg.chat_window_seconds, self.now()):
+            raise rate_limited("you are sending messages too fast")
+        message = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
+        publish_chat(self.deps, room_id, message)
+        return message
+
+
+def _run(fn: Callable[..., Any], *args: Any) -> list[Event]:
+    """Run an engine call that returns nothing, as a change with no events."""
+    fn(*args)
+    return []
+
+
+# --- effects after commit ----------------------------------------------------------------------
+
+
+def _after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
+    """After a successful write: push each watcher its own view, and wake the room at its deadline."""
+    try:
+        publish(deps, room, version, events)
+    except Exception:
+        log.exception("push for room %s failed", room.id)
+    deadline = game_flow.next_deadline(room)
+    if deadline is not None:
+        try:
+            deps.timers.schedule(room.id, version, deadline)
+        except Exception:
+            log.exception("scheduling room %s failed", room.id)
+
+
+def publish(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
+    """Fan out ``{"type": "room", "room": <viewer's view>, "events"}`` to every subscriber."""
+    subscribers = deps.store.subscribers(room.id)
+    if not subscribers:
+        return
+    shown = events_for(room, events)
+    views: dict[str | None, JsonDict] = {}
+    for connection_id, user_id in subscribers:
+        if user_id not in views:
+            views[user_id] = view(room, version, user_id)
+        message = {"type": "room", "room": views[user_id], "events": shown}
+        if not deps.notifier.send(connection_id, message):
+            deps.store.delete_connection(connection_id)
+
+
+def publish_chat(deps: Deps, room_id: str, message: JsonDict) -> None:
+    """Push a chat message to everyone watching the room."""
+    try:
+        for connection_id, _ in deps.store.subscribers(room_id):
+            if not deps.notifier.send(connection_id,
+                                      {"type": "chat", "room_id": room_id, "message": message}):
+                deps.store.delete_connection(connection_id)
+    except Exception:
+        log.exception("chat push for room %s failed", room_id)

@@ -1,0 +1,119 @@
+"""Fixtures for the REST API tests: the Chalice app on moto's DynamoDB, fakes for the rest.
+
+Every call into moto goes through one lock (moto is not thread-safe), so in the race tests the
+conditional write is the only guard. The clock is a settable fake; dice come from a seeded roller.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from chalice.test import Client
+from moto import mock_aws
+
+from chalicelib import wiring
+from chalicelib.adapters.dynamo import DynamoStore
+from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers
+from chalicelib.engine.dice import SeededRoller
+from chalicelib.settings import reset_settings
+
+REGION = "us-east-1"
+SECRET = "test-secret-key-that-is-long-enough-0123456789"
+
+
+class LockedClient:
+    """A boto3 client whose every API call runs under one lock."""
+
+    def __init__(self, client: Any, lock: threading.Lock) -> None:
+        self._client = client
+        self._lock = lock
+        self.meta = client.meta
+        self.exceptions = client.exceptions
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._client, name)
+        if not callable(target):
+            return target
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return target(*args, **kwargs)
+
+        return locked
+
+
+@dataclass
+class Env:
+    """What a test can reach: the HTTP client, the store, the fakes."""
+
+    client: Client
+    store: DynamoStore
+    clock: FakeClock
+    notifier: FakeNotifier
+    timers: FakeTimers
+    deps: wiring.Deps
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             raw: bytes | str | None = None, headers: dict[str, str] | None = None) -> Any:
+        """One HTTP request; returns the Chalice test response with ``.json`` parsed."""
+        h = {"Content-Type": "application/json"}
+        if token is not None:
+            h["Authorization"] = f"Bearer {token}"
+        h.update(headers or {})
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        resp = getattr(self.client.http, method.lower())(path, headers=h, body=data)
+        resp.json = json.loads(resp.body) if resp.body else None
+        return resp
+
+    def ok(self, method: str, path: str, body: Any = None, token: str | None = None,
+           status: int | None = None) -> Any:
+        """A request expected to succeed; returns the JSON answer."""
+        resp = self.call(method, path, body, token)
+        assert resp.status_code < 300, (method, path, resp.status_code, resp.json)
+        if status is not None:
+            assert resp.status_code == status
+        return resp.json
+
+    def register(self, username: str, password: str = "correct horse") -> tuple[str, dict[str, Any]]:
+        """Register a user; (token, user)."""
+        out = self.ok("POST", "/auth/register", {"username": username, "password": password})
+        return out["token"], out["user"]
+
+    def guest(self, name: str = "Guesty") -> tuple[str, dict[str, Any]]:
+        """Sign in a guest; (token, user)."""
+        out = self.ok("POST", "/auth/guest", {"name": name})
+        return out["token"], out["user"]
+
+
+@pytest.fixture
+def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    """The app on moto with fake clock, notifier and timers and a seeded roller."""
+    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                 "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": REGION,
+                 "TOKEN_SECRET": SECRET, "TABLE_NAME": "liars-api-test"}.items():
+        monkeypatch.setenv(k, v)
+    for k in ("AWS_PROFILE", "TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM", "MAX_ROOMS_PER_USER"):
+        monkeypatch.delenv(k, raising=False)
+    reset_settings()
+    with mock_aws():
+        import boto3
+
+        lock = threading.Lock()
+        raw = boto3.client("dynamodb", region_name=REGION)
+        store = DynamoStore("liars-api-test", REGION, client=LockedClient(raw, lock))
+        store.ensure_table()
+        clock, notifier, timers = FakeClock(), FakeNotifier(), FakeTimers()
+        deps = wiring.Deps(store=store, notifier=notifier, timers=timers, clock=clock,
+                           roller=SeededRoller(7))
+        wiring.set_deps(deps)
+        from app import app
+
+        with Client(app) as client:
+            yield Env(client, store, clock, notifier, timers, deps)
+        wiring.reset_deps()
+    reset_settings()
