@@ -1,0 +1,59 @@
+"""Helpers shared by the API tests: set up rooms and drive whole games over HTTP."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tests.api.conftest import Env
+
+
+def setup_game(env: Env, *, humans: int = 2, bots: int = 1, settings: dict[str, Any] | None = None,
+               prefix: str = "user") -> tuple[str, list[str]]:
+    """Register ``humans`` users, seat them, add ``bots`` bots, start; (room id, tokens)."""
+    tokens = [env.register(f"{prefix}{i}")[0] for i in range(humans)]
+    room = env.ok("POST", "/rooms", {"settings": settings or {}}, tokens[0], 201)
+    rid = room["id"]
+    for t in tokens[1:]:
+        env.ok("POST", f"/rooms/{rid}/join", {}, t)
+        env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, t)
+    for _ in range(bots):
+        env.ok("POST", f"/rooms/{rid}/bots", {"level": "easy"}, tokens[0], 201)
+    env.ok("POST", f"/rooms/{rid}/start", None, tokens[0])
+    return rid, tokens
+
+
+def play_to_end(env: Env, rid: str, tokens: list[str], rng: random.Random,
+                on_view: Any = None, max_steps: int = 2000) -> dict[str, Any]:
+    """Play the humans' turns (random legal bids or Liar!) until the game is finished."""
+    for _ in range(max_steps):
+        views = [env.ok("GET", f"/rooms/{rid}", None, t) for t in tokens]
+        if on_view is not None:
+            for t, v in zip(tokens, views, strict=True):
+                on_view(t, v)
+        game = views[0]["game"]
+        if views[0]["status"] == "finished":
+            return views[0]
+        if game["phase"] in ("final_reveal", "break"):
+            # breaks end at once for Auto players; the final reveal lasts three seconds
+            env.clock.advance(3001 if game["phase"] == "final_reveal" else 120_000)
+            env.ok("POST", f"/rooms/{rid}/tick", None)
+            continue
+        turn = game["turn"]
+        mover = next((t, v) for t, v in zip(tokens, views, strict=True)
+                     if v["me"]["player_id"] == turn["player_id"])
+        token = mover[0]
+        bid = game["current_bid"]
+        if bid is not None and (rng.random() < 0.5 or bid["quantity"] >= game["total_dice"]):
+            action = {"type": "liar", "turn": turn["number"]}
+        elif bid is None:
+            action = {"type": "bid", "quantity": 1, "face": rng.randint(1, 6),
+                      "turn": turn["number"]}
+        elif bid["face"] < 6:
+            action = {"type": "bid", "quantity": bid["quantity"], "face": bid["face"] + 1,
+                      "turn": turn["number"]}
+        else:
+            action = {"type": "bid", "quantity": bid["quantity"] + 1, "face": rng.randint(1, 6),
+                      "turn": turn["number"]}
+        env.ok("POST", f"/rooms/{rid}/actions", action, token)
+    raise AssertionError("the game did not end")
