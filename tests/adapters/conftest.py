@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+import boto3
 import pytest
 from moto import mock_aws
 
@@ -38,6 +40,16 @@ def store(request: pytest.FixtureRequest, aws_env: None) -> Iterator[Store]:
         yield MemoryStore()
         return
     with mock_aws():
-        s = DynamoStore("liars-test", REGION)
+        s = DynamoStore("liars-test", REGION, client=_shared_client())
         s.ensure_table()
         yield s
+
+
+_clients: list[Any] = []
+
+
+def _shared_client() -> Any:
+    """One boto3 client for the contract tests: creating one costs more than a test."""
+    if not _clients:
+        _clients.append(boto3.client("dynamodb", region_name=REGION))
+    return _clients[0]
