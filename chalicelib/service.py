@@ -465,8 +465,9 @@ class Service:
         room, version = self._client_change(
             room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id))
         host_seat = room.host
-        self._quietly(self.store.add_invitation, invitee_id, room_id,
-                      host_seat.name if host_seat else caller.name, self.now())
+        self.store.add_invitation(invitee_id, room_id,
+                                  host_seat.name if host_seat else caller.name,
+                                  now_ms=self.now())
         return view(room, version, caller.user_id)
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
