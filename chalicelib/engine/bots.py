@@ -1,88 +1,233 @@
 """Classic bots: decisions from the bot's own player view only (SPEC §8).
 
 ``decide(view, level, memory, roller)`` sees exactly what a player in that seat sees: its own
-dice, every player's dice count, the current bid and completed reveals. Never the stored state.
+dice, every player's dice count, the current bid and who made it, the settings and completed
+reveals (through ``memory``, the opponent model that ``observe`` builds from public reveals).
+The current round's earlier bids are hidden from bots as from everyone. docs/BOTS.md explains
+how each level plays; the levels are:
 
-- ``strong`` (default): estimates the chance that a bid is true from its own dice and the
-  binomial distribution of the unseen dice (wildcards included), calls Liar! when the current
-  bid is unlikely, otherwise makes the most probable raise.
-- ``easy``: the same estimate, but a looser threshold and random raises.
+- ``strong`` (default): weighs every option by what it costs in dice. Calling Liar! costs the
+  chance that the current bid is true, estimated from its own dice, the binomial law of the
+  unseen dice (wildcards included) and what the bid suggests about the bidder's hand (learned
+  per opponent: bluff rate and how strongly honest bids lean on the hand). A raise costs the
+  chance that the next player calls it and it is false (their call habits are learned too), plus
+  a share of the risk if the round goes on; raises that leave the next player little room are
+  worth more. The weights follow the penalty mode (winning a challenge gains a die under
+  *give*) and the number of players.
+- ``easy``: the plain binomial estimate from its own dice only, a gullible calling threshold
+  and random plausible raises: beatable, still sensible.
+
+Bench-only levels (``random``, ``naive``, ``binomial``, see ``bot_baselines``) are dispatched
+here too so the benchmark can play them through the real engine; the API only offers
+``easy`` and ``strong``.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from math import comb
+from collections.abc import Callable
 from typing import Any
 
+from . import bot_baselines
+from .bot_model import (
+    CALL_BINS,
+    Seat,
+    bidder_pmf,
+    call_rates,
+    legal_raises,
+    pmf,
+    read_view,
+    tail_at,
+    tail_table,
+)
+from .bot_model import observe as _observe
 from .dice import Roller
+from .model import Reveal
+
+Action = dict[str, Any]
+
+EASY_CALL_BELOW = 0.3
+"""The easy bot believes bids more than it should."""
+CONT_BASE, CONT_ROOM = 0.15, 0.35
+"""Heads-up, the chance of losing a round that goes on after our raise: more when our raise
+leaves room for a comfortable answer (scaled down with more players, who share the risk)."""
 
 
-@lru_cache(maxsize=4096)
-def tail(n: int, k: int, p_milli: int) -> float:
-    """P(Binomial(n, p) >= k) with ``p = p_milli / 1000``."""
-    if k <= 0:
-        return 1.0
-    if k > n:
-        return 0.0
-    p = p_milli / 1000
-    q = 1 - p
-    return sum(comb(n, i) * p**i * q ** (n - i) for i in range(k, n + 1))
+def _bid(seat: Seat, quantity: int, face: int) -> Action:
+    return {"type": "bid", "quantity": quantity, "face": face, "turn": seat.turn}
 
 
-def _p_milli(wildcard_chance: int, face: int) -> int:
-    """Chance (per mille) that one unseen die counts toward ``face``: the face itself or ``*``."""
-    w = wildcard_chance / 100
-    return round((w + (1 - w) / 6) * 1000)
+def _liar(seat: Seat) -> Action:
+    return {"type": "liar", "turn": seat.turn}
 
 
-def bid_probability(own: list[Any], unseen: int, quantity: int, face: int,
-                    wildcard_chance: int) -> float:
-    """Chance that at least ``quantity`` dice show ``face`` or ``*``, given our own dice."""
-    mine = sum(1 for d in own if d == face or d == "*")
-    return tail(unseen, quantity - mine, _p_milli(wildcard_chance, face))
+# -- easy -------------------------------------------------------------------------------------
 
 
-def legal_raises(current: dict[str, Any] | None, total: int) -> list[tuple[int, int]]:
-    """Every bid that raises ``current`` (lowest useful ones per face)."""
-    out = []
+def easy(seat: Seat, roller: Roller) -> Action:
+    """Plain binomial estimate, gullible calls, a random raise among the plausible ones."""
+    if seat.current is not None:
+        q, f = seat.current
+        if tail_at(tail_table(seat.unseen, seat.p_milli), q - seat.mine[f]) < EASY_CALL_BELOW:
+            return _liar(seat)
+    raises = legal_raises(seat.current, seat.total, extra=1)
+    if not raises:
+        return _liar(seat)
+    table = tail_table(seat.unseen, seat.p_milli)
+    plausible = [b for b in raises if tail_at(table, b[0] - seat.mine[b[1]]) >= 0.5] or raises
+    return _bid(seat, *plausible[roller.below(len(plausible))])
+
+
+# -- strong -----------------------------------------------------------------------------------
+
+
+def _interpolate(rates: tuple[float, ...], probability: float) -> float:
+    """A smooth call rate from per-bin rates (bin centres at 0.1, 0.3, ...)."""
+    x = probability * CALL_BINS - 0.5
+    if x <= 0:
+        return rates[0]
+    if x >= CALL_BINS - 1:
+        return rates[-1]
+    i = int(x)
+    t = x - i
+    return rates[i] * (1 - t) + rates[i + 1] * t
+
+
+class _Beliefs:
+    """Per-decision beliefs: for each face, the next player's count and everyone else's."""
+
+    def __init__(self, seat: Seat, memory: dict[str, Any]) -> None:
+        self.seat = seat
+        p = seat.p_milli
+        self.next_id = seat.next_id
+        self.n_next = seat.counts.get(seat.next_id or "", 0)
+        others = seat.unseen - self.n_next
+        self.plain_next = pmf(self.n_next, p)
+        self.plain_others = tail_table(others, p)
+        self.lean_next: tuple[float, ...] | None = None
+        self.lean_others: dict[int, float] | None = None
+        self.rest: tuple[float, ...] = ()
+        self.bidder_dist: tuple[float, ...] = ()
+        bidder = seat.bidder
+        if bidder is not None and bidder != seat.me and bidder in seat.counts:
+            n_b = seat.counts[bidder]
+            dist = bidder_pmf(memory, bidder, n_b, p)
+            if bidder == seat.next_id:
+                self.lean_next = dist
+            else:
+                self.bidder_dist = dist
+                self.rest = tail_table(others - n_b, p)
+                self.lean_others = {}
+        self.rates = call_rates(memory, seat.next_id)
+        self.view_next = tail_table(seat.total - self.n_next, p)
+
+    def others_at_least(self, face: int, k: int) -> float:
+        """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
+        cur = self.seat.current
+        if self.lean_others is None or cur is None or face != cur[1]:
+            return tail_at(self.plain_others, k)
+        if k <= 0:
+            return 1.0
+        got = self.lean_others.get(k)
+        if got is None:
+            got = sum(w * tail_at(self.rest, k - i) for i, w in enumerate(self.bidder_dist))
+            self.lean_others[k] = got
+        return got
+
+    def next_dist(self, face: int) -> tuple[float, ...]:
+        """Our belief about how many of the next player's dice count toward ``face``."""
+        cur = self.seat.current
+        if self.lean_next is not None and cur is not None and face == cur[1]:
+            return self.lean_next
+        return self.plain_next
+
+    def p_true(self, quantity: int, face: int) -> float:
+        """Chance that at least ``quantity`` dice in play count toward ``face``."""
+        need = quantity - self.seat.mine[face]
+        if need <= 0:
+            return 1.0
+        return sum(w * self.others_at_least(face, need - j)
+                   for j, w in enumerate(self.next_dist(face)))
+
+    def raise_outcome(self, quantity: int, face: int) -> tuple[float, float, float, float]:
+        """(P(called and false), P(called and true), P(not called), P(one more is true))."""
+        need = quantity - self.seat.mine[face]
+        lose = win = calls = room = 0.0
+        rates = self.rates
+        for j, w in enumerate(self.next_dist(face)):
+            if w < 1e-9:
+                continue
+            true = self.others_at_least(face, need - j)
+            room += w * self.others_at_least(face, need + 1 - j)
+            c = _interpolate(rates, tail_at(self.view_next, quantity - j))
+            calls += w * c
+            win += w * c * true
+            lose += w * c * (1 - true)
+        return lose, win, 1 - calls, room
+
+
+def _candidates(seat: Seat) -> list[tuple[int, int]]:
+    """Raises worth scoring: on each face, from the lowest legal bid to a little past the mean."""
+    p = seat.p_milli / 1000
+    out: list[tuple[int, int]] = []
     for face in range(1, 7):
-        if current is None:
+        if seat.current is None:
             low = 1
-        elif face > current["face"]:
-            low = current["quantity"]
+        elif face > seat.current[1]:
+            low = seat.current[0]
         else:
-            low = current["quantity"] + 1
-        if low <= total:
-            out.append((low, face))
-            if low + 1 <= total:
-                out.append((low + 1, face))
+            low = seat.current[0] + 1
+        expected = round(seat.mine[face] + seat.unseen * p)
+        high = min(seat.total, max(low + 2, expected + 1), low + 6)
+        out.extend((q, face) for q in range(low, high + 1))
     return out
 
 
+def strong(seat: Seat, memory: dict[str, Any]) -> Action:
+    """Choose the action with the lowest expected cost in dice (see the module docstring)."""
+    beliefs = _Beliefs(seat, memory)
+    players = max(seat.players, 2)
+    give = seat.penalty == "give"
+    # What a won challenge is worth against a lost one: under give the winner gains a die;
+    # heads-up the game is zero-sum, so the weight does not change the ranking of options.
+    gain = 1.0 if give else (1.0 if players == 2 else 0.25)
+    share = 2 / players
+    best: tuple[float, int, int] | None = None
+    for q, f in _candidates(seat):
+        lose, win, carry_on, room = beliefs.raise_outcome(q, f)
+        cost = lose - gain * win + carry_on * share * (CONT_BASE + CONT_ROOM * room)
+        if best is None or cost < best[0] - 1e-12:
+            best = (cost, q, f)
+    if seat.current is not None:
+        p_true = beliefs.p_true(*seat.current)
+        if best is None or p_true - gain * (1 - p_true) <= best[0]:
+            return _liar(seat)
+    assert best is not None
+    return _bid(seat, best[1], best[2])
+
+
+# -- dispatch ---------------------------------------------------------------------------------
+
+_BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
+    "random": bot_baselines.random_play,
+    "naive": lambda seat, roller: bot_baselines.naive(seat),
+    "binomial": lambda seat, roller: bot_baselines.binomial(seat),
+}
+
+
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any],
-           roller: Roller) -> dict[str, Any]:
+           roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    game = view["game"]
-    own = view["me"]["dice"] or []
-    total = game["total_dice"]
-    unseen = total - len(own)
-    chance = view["settings"]["wildcard_chance"]
-    turn = game["turn"]["number"]
-    current = game["current_bid"]
-    raises = legal_raises(current, total)
-    if current is not None:
-        p_true = bid_probability(own, unseen, current["quantity"], current["face"], chance)
-        threshold = 0.5 if level != "easy" else 0.3
-        if not raises or p_true < threshold:
-            return {"type": "liar", "turn": turn}
+    seat = read_view(view)
+    # The wildcard chance is public; observe() needs it to judge past decisions.
+    memory["w"] = int(view["settings"]["wildcard_chance"])
     if level == "easy":
-        quantity, face = raises[roller.below(len(raises))]
-        return {"type": "bid", "quantity": quantity, "face": face, "turn": turn}
-    best = max(raises, key=lambda b: (bid_probability(own, unseen, b[0], b[1], chance), -b[0]))
-    return {"type": "bid", "quantity": best[0], "face": best[1], "turn": turn}
+        return easy(seat, roller)
+    baseline = _BASELINES.get(level)
+    if baseline is not None:
+        return baseline(seat, roller)
+    return strong(seat, memory)
 
 
-def observe(memory: dict[str, Any], reveal: Any) -> None:
-    """Learn from a completed reveal (the strong policy's opponent model lives here)."""
-    return None
+def observe(memory: dict[str, Any], reveal: Reveal) -> None:
+    """Learn each player's tendencies from a completed reveal (public information)."""
+    _observe(memory, reveal)

@@ -1,0 +1,75 @@
+"""Baseline policies the benchmark measures the strong bot against (never offered to hosts).
+
+- ``random``: a uniformly random legal action (every legal bid, and Liar! when a bid exists).
+- ``naive``: calls when the bid exceeds the expected count given its own dice, otherwise
+  raises its best face (most own dice counting toward it) by one step.
+- ``binomial``: calls when the bid's probability given its own dice is below one half,
+  otherwise makes its most probable raise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bot_model import Seat, legal_raises, plain_probability, tail
+from .dice import Roller
+
+Action = dict[str, Any]
+
+
+def _bid(seat: Seat, quantity: int, face: int) -> Action:
+    return {"type": "bid", "quantity": quantity, "face": face, "turn": seat.turn}
+
+
+def _liar(seat: Seat) -> Action:
+    return {"type": "liar", "turn": seat.turn}
+
+
+def random_play(seat: Seat, roller: Roller) -> Action:
+    """A uniformly random legal action."""
+    options: list[tuple[int, int]] = []
+    for face in range(1, 7):
+        if seat.current is None:
+            low = 1
+        elif face > seat.current[1]:
+            low = seat.current[0]
+        else:
+            low = seat.current[0] + 1
+        options.extend((q, face) for q in range(low, seat.total + 1))
+    n = len(options) + (1 if seat.current is not None else 0)
+    pick = roller.below(n)
+    if pick >= len(options):
+        return _liar(seat)
+    return _bid(seat, *options[pick])
+
+
+def naive(seat: Seat) -> Action:
+    """Call when the bid exceeds the expected count, otherwise raise the best face by one."""
+    p = seat.p_milli / 1000
+    if seat.current is not None:
+        q, f = seat.current
+        if q > seat.mine[f] + seat.unseen * p:
+            return _liar(seat)
+    best = max(range(1, 7), key=lambda f: (seat.mine[f], f))
+    if seat.current is None:
+        return _bid(seat, max(1, seat.mine[best]), best)
+    q, f = seat.current
+    quantity = q if best > f else q + 1
+    if quantity > seat.total:
+        return _liar(seat)
+    return _bid(seat, quantity, best)
+
+
+def binomial(seat: Seat) -> Action:
+    """Call below one half, otherwise make the most probable raise."""
+    own = list(seat.own)
+    if seat.current is not None:
+        q, f = seat.current
+        if plain_probability(own, seat.unseen, q, f, seat.p_milli) < 0.5:
+            return _liar(seat)
+    raises = legal_raises(seat.current, seat.total)
+    if not raises:
+        return _liar(seat)
+    best = max(raises, key=lambda b: (tail(seat.unseen, b[0] - seat.mine[b[1]], seat.p_milli),
+                                      -b[0], b[1]))
+    return _bid(seat, *best)

@@ -1,0 +1,270 @@
+"""What bots compute with: binomial tables, the bot's reading of its view, and opponent models.
+
+Everything here is a pure function of public information or of the bot's own dice:
+
+- cached binomial ``pmf``/``tail`` tables (probability in per mille, so the cache stays small
+  and hits across decisions);
+- ``Seat``: the bot's own reading of its player view (own matching dice per face, who holds how
+  many dice, who bid the current bid, who acts after us);
+- the opponent model kept in ``room.bot_memory``: compact integer counters per player id,
+  updated by ``observe`` from each completed reveal (public: every hand and every bid of that
+  round). No histories are stored, so the room item stays small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from .model import WILD, Reveal
+
+# -- binomial tables --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def pmf(n: int, p_milli: int) -> tuple[float, ...]:
+    """P(Binomial(n, p) = i) for i in 0..n, with ``p = p_milli / 1000``."""
+    p = min(max(p_milli, 1), 999) / 1000
+    q = 1.0 - p
+    out = [q**n]
+    ratio = p / q
+    for i in range(n):
+        out.append(out[-1] * (n - i) / (i + 1) * ratio)
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def tail_table(n: int, p_milli: int) -> tuple[float, ...]:
+    """``t[k] = P(Binomial(n, p) >= k)`` for k in 0..n+1."""
+    probs = pmf(n, p_milli)
+    out = [0.0] * (n + 2)
+    acc = 0.0
+    for i in range(n, -1, -1):
+        acc += probs[i]
+        out[i] = min(acc, 1.0)
+    return tuple(out)
+
+
+def tail_at(table: tuple[float, ...], k: int) -> float:
+    """``table[k]`` with the obvious values outside the table (1 below 0, 0 above n)."""
+    if k <= 0:
+        return 1.0
+    if k >= len(table):
+        return 0.0
+    return table[k]
+
+
+def tail(n: int, k: int, p_milli: int) -> float:
+    """P(Binomial(n, p) >= k) with ``p = p_milli / 1000``."""
+    return tail_at(tail_table(max(n, 0), p_milli), k)
+
+
+def die_p_milli(wildcard_chance: int) -> int:
+    """Chance (per mille) that one unseen die counts toward a given face: the face itself or ``*``."""
+    w = wildcard_chance / 100
+    return round((w + (1 - w) / 6) * 1000)
+
+
+def matching(dice: list[Any], face: int) -> int:
+    """How many of ``dice`` count toward ``face`` (the face or ``*``; a normal 1 is not wild)."""
+    return sum(1 for d in dice if d in (face, WILD, "*"))
+
+
+def plain_probability(own: list[Any], unseen: int, quantity: int, face: int,
+                      p_milli: int) -> float:
+    """Chance that a bid is true given only one's own dice (binomial over the unseen dice)."""
+    return tail(unseen, quantity - matching(own, face), p_milli)
+
+
+# -- the bot's reading of its view --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """What a bot reads from its player view, in the form its policies use."""
+
+    me: str
+    turn: int
+    own: tuple[Any, ...]
+    mine: tuple[int, ...]
+    """Own dice counting toward each face; index 0 unused, 1..6 the faces."""
+    total: int
+    unseen: int
+    p_milli: int
+    penalty: str
+    counts: dict[str, int]
+    """Dice count of every player still in the game."""
+    next_id: str | None
+    """The player who acts after us this round (challenges our bid, or raises it)."""
+    current: tuple[int, int] | None
+    """The current bid as (quantity, face)."""
+    bidder: str | None
+
+    @property
+    def players(self) -> int:
+        """Players still in the game."""
+        return len(self.counts)
+
+
+def read_view(view: dict[str, Any]) -> Seat:
+    """Extract the bot's decision inputs from its player view (and nothing else)."""
+    game = view["game"]
+    own = tuple(view["me"]["dice"] or ())
+    me = view["me"]["player_id"]
+    seats = [p for p in view["players"] if not (p["eliminated"] or p["resigned"])]
+    counts = {p["id"]: int(p["dice_count"]) for p in seats}
+    order = [p["id"] for p in seats]
+    next_id = None
+    if me in order and len(order) > 1:
+        next_id = order[(order.index(me) + 1) % len(order)]
+    total = int(game["total_dice"])
+    bid = game["current_bid"]
+    return Seat(
+        me=me,
+        turn=int(game["turn"]["number"]) if game.get("turn") else 0,
+        own=own,
+        mine=tuple([0] + [matching(list(own), f) for f in range(1, 7)]),
+        total=total,
+        unseen=total - len(own),
+        p_milli=die_p_milli(int(view["settings"]["wildcard_chance"])),
+        penalty=str(view["settings"]["penalty"]),
+        counts=counts,
+        next_id=next_id,
+        current=(int(bid["quantity"]), int(bid["face"])) if bid else None,
+        bidder=bid["player_id"] if bid else None,
+    )
+
+
+def legal_raises(current: tuple[int, int] | None, total: int,
+                 extra: int = 0) -> list[tuple[int, int]]:
+    """The lowest legal bid on each face, plus up to ``extra`` higher quantities on that face."""
+    out = []
+    for face in range(1, 7):
+        if current is None:
+            low = 1
+        elif face > current[1]:
+            low = current[0]
+        else:
+            low = current[0] + 1
+        for q in range(low, min(low + extra, total) + 1):
+            out.append((q, face))
+    return out
+
+
+# -- opponent model (room.bot_memory) ---------------------------------------------------------
+
+CALL_BINS = 5
+"""Calling decisions are counted in bins of the caller's own estimate that the bid was true."""
+
+# Layout of a player's counter list in memory["o"][player_id]:
+BIDS, BLUFFS, HONEST_MATCH, HONEST_DICE = 0, 1, 2, 3
+FACED = 4
+CALLED = FACED + CALL_BINS
+STAT_LEN = CALLED + CALL_BINS
+
+DEFAULT_CALL_RATE = (0.9, 0.65, 0.35, 0.1, 0.03)
+"""Prior chance that a player calls, per bin of their own chance that the bid is true."""
+PRIOR_CALLS = 2.0
+PRIOR_BLUFF = 0.15
+PRIOR_BIDS = 6.0
+PRIOR_HONEST_LIFT = 150
+"""Prior: an honest bidder's dice count toward the bid face this much (per mille) more often."""
+PRIOR_HONEST_DICE = 8.0
+
+
+def stats(memory: dict[str, Any], player_id: str) -> list[int] | None:
+    """The counters learned about one player, if any."""
+    got = memory.get("o", {}).get(player_id)
+    return got if isinstance(got, list) and len(got) == STAT_LEN else None
+
+
+def call_bin(probability: float) -> int:
+    """The bin of a chance that a bid is true."""
+    return min(int(probability * CALL_BINS), CALL_BINS - 1)
+
+
+def call_rates(memory: dict[str, Any], player_id: str | None) -> tuple[float, ...]:
+    """How often this player calls Liar!, per bin of their own chance that the bid is true."""
+    s = stats(memory, player_id) if player_id else None
+    if s is None:
+        return DEFAULT_CALL_RATE
+    return tuple(
+        (s[CALLED + b] + PRIOR_CALLS * DEFAULT_CALL_RATE[b]) / (s[FACED + b] + PRIOR_CALLS)
+        for b in range(CALL_BINS)
+    )
+
+
+def bidder_pmf(memory: dict[str, Any], player_id: str, n: int,
+               p_milli: int) -> tuple[float, ...]:
+    """Our belief about how many of the bidder's ``n`` dice count toward the face they bid.
+
+    A mixture: with the bidder's learned bluff rate their hand is unrelated to the bid
+    (plain binomial); otherwise it leans toward the bid face as much as their honest bids did.
+    """
+    s = stats(memory, player_id)
+    bids, bluffs, hm, hd = (s[BIDS], s[BLUFFS], s[HONEST_MATCH], s[HONEST_DICE]) if s else (
+        0, 0, 0, 0)
+    bluff = (bluffs + PRIOR_BLUFF * PRIOR_BIDS) / (bids + PRIOR_BIDS)
+    honest_milli = round(
+        (hm * 1000 + PRIOR_HONEST_DICE * (p_milli + PRIOR_HONEST_LIFT)) / (hd + PRIOR_HONEST_DICE))
+    honest_milli = max(honest_milli, p_milli)
+    plain, lean = pmf(n, p_milli), pmf(n, honest_milli)
+    return tuple(bluff * a + (1 - bluff) * b for a, b in zip(plain, lean, strict=True))
+
+
+def _counts(dice: list[int], face: int) -> int:
+    return sum(1 for d in dice if d in (face, WILD))
+
+
+def observe(memory: dict[str, Any], reveal: Reveal) -> None:
+    """Update every player's counters from a completed reveal (public information only).
+
+    Bids only rise within a round, so sorting the round's bids recovers their order: each bid
+    after the first was its bidder's choice not to call the one before it, and the last bid was
+    called by the challenger. We count, per player, how their bids related to their own hand
+    (bluffs: no die of the bid face; otherwise how many of their dice matched) and how often
+    they called at each level of their own estimate that the bid they faced was true.
+    """
+    p_milli = die_p_milli(int(memory.get("w", 10)))
+    hands = {r.player_id: r.dice for r in reveal.rows}
+    total = sum(len(d) for d in hands.values())
+    opponents: dict[str, list[int]] = memory.setdefault("o", {})
+
+    def counters(pid: str) -> list[int]:
+        s = opponents.get(pid)
+        if not isinstance(s, list) or len(s) != STAT_LEN:
+            s = [0] * STAT_LEN
+            opponents[pid] = s
+        return s
+
+    seq: list[tuple[int, int, str]] = []
+    for row in reveal.rows:
+        for q, f in row.bids:
+            seq.append((q, f, row.player_id))
+    seq.sort()
+    for _q, f, pid in seq:
+        s = counters(pid)
+        m = _counts(hands[pid], f)
+        s[BIDS] += 1
+        if m == 0:
+            s[BLUFFS] += 1
+        else:
+            s[HONEST_MATCH] += m
+            s[HONEST_DICE] += len(hands[pid])
+
+    def faced(pid: str, q: int, f: int, called: bool) -> None:
+        hand = hands.get(pid)
+        if hand is None:
+            return
+        p_true = tail(total - len(hand), q - _counts(hand, f), p_milli)
+        s = counters(pid)
+        b = call_bin(p_true)
+        s[FACED + b] += 1
+        if called:
+            s[CALLED + b] += 1
+
+    for before, after in pairwise(seq):
+        faced(after[2], before[0], before[1], called=False)
+    faced(reveal.challenger_id, reveal.bid.quantity, reveal.bid.face, called=True)
