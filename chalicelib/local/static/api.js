@@ -133,9 +133,10 @@ export class Realtime {
       return;
     }
     this.ws = ws;
+    let openedAt = 0;
     ws.addEventListener('open', () => {
       if (generation !== this.generation) return;
-      this.attempt = 0;
+      openedAt = Date.now();
       this.onStatus('online');
       for (const roomId of this.rooms) this.send({ action: 'subscribe', room_id: roomId });
       clearInterval(this.pingTimer);
@@ -150,6 +151,8 @@ export class Realtime {
     });
     ws.addEventListener('close', () => {
       if (generation !== this.generation) return;
+      // Back off again unless the connection lasted (a server that accepts then closes).
+      if (openedAt && Date.now() - openedAt > 10000) this.attempt = 0;
       clearInterval(this.pingTimer);
       this.ws = null;
       this.onStatus('offline');

@@ -363,6 +363,8 @@ export function renderGame(container, room) {
       h('div', { dataset: { slot: 'extras' } })));
   }
   const slot = (name) => container.querySelector(`[data-slot="${name}"]`);
+  // Tests and tools wait on this to know a new view was rendered.
+  container.firstElementChild.dataset.version = String(room.version);
   const g = room.game;
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;

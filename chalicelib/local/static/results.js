@@ -130,8 +130,10 @@ export function eloPreviewCard(room, { collapsible = false } = {}) {
     },
   }, 'Preview ELO changes');
 
-  const content = [h('p', { class: 'muted small' }, 'Arrange a finishing order to see the rating changes it would produce. Final ranks are locked.'),
-    list, button, output];
+  const content = room.rated === false
+    ? [h('p', { class: 'muted small', testid: 'elo-unrated' }, 'This game is unrated (guest room or bots only): no rating changes.')]
+    : [h('p', { class: 'muted small' }, 'Arrange a finishing order to see the rating changes it would produce. Final ranks are locked.'),
+      list, button, output];
   if (collapsible) {
     return h('details', { class: 'card elo-card', testid: 'elo-preview' }, h('summary', {}, 'ELO changes preview'), content);
   }

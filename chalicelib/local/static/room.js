@@ -4,7 +4,7 @@ import { h, mount, panel } from './dom.js';
 import { state } from './core.js';
 import { chatPanel } from './chat.js';
 import { renderGame } from './game.js';
-import { renderWaiting, shareUrl } from './waiting.js';
+import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
 
 let els = null;
 
@@ -20,7 +20,7 @@ export function renderRoomScreen(container) {
 
 function headPanel(room) {
   const statusLabel = { waiting: 'Waiting for players', playing: 'In play', finished: 'Finished', closed: 'Closed' }[room.status] || room.status;
-  const host = (room.players || []).find((p) => p.user_id && p.user_id === room.host_id);
+  const host = hostPlayer(room);
   return h('div', { class: 'room-head-inner' },
     h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, '← Lobby'),
     h('h1', {}, host ? `${host.name}'s room` : 'Room'),

@@ -11,6 +11,13 @@ function roomPath(room, suffix = '') {
   return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
 }
 
+/** The host's player record (host_id names the host's seat; older views named the user). */
+export function hostPlayer(room) {
+  const players = room.players || [];
+  return players.find((p) => p.id === room.host_id)
+    || players.find((p) => p.user_id && p.user_id === room.host_id) || null;
+}
+
 /** The share link of a room (join by link). */
 export function shareUrl(room) {
   return `${location.origin}${location.pathname}#/rooms/${encodeURIComponent(room.id)}`;
@@ -19,7 +26,7 @@ export function shareUrl(room) {
 function playerRow(room, player) {
   const me = room.me || {};
   const isMe = me.player_id && player.id === me.player_id;
-  const isHost = player.user_id && player.user_id === room.host_id;
+  const isHost = hostPlayer(room) === player;
   const bot = player.kind === 'bot';
   const badges = [
     isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
