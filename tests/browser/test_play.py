@@ -1,0 +1,156 @@
+"""Drive the web client in headless Chromium: a guest plays a whole game against a bot.
+
+Needs Debian's chromium at /usr/bin/chromium (``apt-get install chromium``). Screenshots of the
+game screen and of the final results are written to ``test-output/``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from chalicelib.local.server import LocalServer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
+GAME_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    with LocalServer(access_log=lambda _line: None) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def by_testid(name: str) -> str:
+    return f"[data-testid='{name}']"
+
+
+def create_room_with_a_bot(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/")
+    page.click(by_testid("guest-signin"))
+    page.wait_for_selector(by_testid("create-room"))
+    # Two dice each: a short game that still has a break and a second round.
+    page.select_option(by_testid("create-setting-starting_dice"), "2")
+    page.click(by_testid("create-room"))
+    page.wait_for_selector(by_testid("waiting-room"))
+    assert "#/rooms/" in page.url
+    page.select_option(by_testid("bot-level"), "easy")
+    page.click(by_testid("add-bot"))
+    page.wait_for_function("document.querySelectorAll(\"[data-testid='player-row']\").length === 2")
+    page.click(by_testid("start-game"))
+    page.wait_for_selector(by_testid("game-screen"))
+
+
+def play_until_finished(page: Page) -> bool:
+    """Bid when there is nothing to challenge, call Liar! otherwise; True if a reveal was seen."""
+    saw_reveal = False
+    deadline = time.monotonic() + GAME_TIMEOUT_S
+    while time.monotonic() < deadline:
+        page.wait_for_function(
+            """() => document.querySelector("[data-testid='final-results']")
+                || (document.querySelector("[data-testid='bid-submit']")
+                    && !document.querySelector("[data-testid='bid-submit']").disabled)""",
+            timeout=GAME_TIMEOUT_S * 1000,
+        )
+        if page.locator(by_testid("final-results")).count():
+            return saw_reveal
+        if not saw_reveal and page.locator(by_testid("reveal-table")).count():
+            saw_reveal = True
+            page.screenshot(path=str(OUTPUT / "game-screen.png"), full_page=True)
+        version = page.get_attribute(by_testid("game-screen"), "data-version")
+        liar = page.locator(by_testid("call-liar"))
+        if liar.is_enabled():
+            liar.click()
+        else:
+            preview = page.inner_text(by_testid("bid-preview"))
+            assert preview.startswith("You bid "), preview
+            page.click(by_testid("bid-submit"))
+        # The answer (a newer room view) re-renders the screen before we decide again.
+        page.wait_for_function(
+            """(version) => document.querySelector("[data-testid='final-results']")
+                || document.querySelector("[data-testid='game-screen']").dataset.version !== version""",
+            arg=version,
+        )
+    raise AssertionError("the game did not finish in time")
+
+
+def test_guest_plays_a_whole_game_against_a_bot(server: LocalServer, browser: Browser) -> None:
+    OUTPUT.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        create_room_with_a_bot(page, server.url)
+        page.wait_for_selector(by_testid("bid-panel"))
+        page.screenshot(path=str(OUTPUT / "game-start.png"), full_page=True)
+        # Wide screens: bidding controls, player cards, metrics left to right; reveal below.
+        row = [
+            page.locator(by_testid(name)).bounding_box()
+            for name in ("bid-panel", "player-cards", "metrics")
+        ]
+        reveal = page.locator(by_testid("reveal")).bounding_box()
+        assert all(box is not None for box in row) and reveal is not None
+        xs = [box["x"] for box in row if box is not None]
+        assert xs == sorted(xs) and len(set(xs)) == 3
+        assert all(reveal["y"] > box["y"] + box["height"] - 1 for box in row if box is not None)
+
+        saw_reveal = play_until_finished(page)
+
+        results = page.locator(by_testid("final-results"))
+        results.wait_for()
+        page.screenshot(path=str(OUTPUT / "final-results.png"), full_page=True)
+        assert page.locator(by_testid("ranking-row")).count() == 2
+        assert page.locator(by_testid("winner")).inner_text().endswith(" wins")
+        assert page.locator(f"{by_testid('dice-chart')} svg polyline").count() == 2
+        assert page.locator(f"{by_testid('reveal-table')} tbody tr").count() == 2
+        assert saw_reveal or page.locator(by_testid("reveal-table")).count() == 1
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_narrow_screen_stacks_the_game_boxes_in_order(
+    server: LocalServer, browser: Browser
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        create_room_with_a_bot(page, server.url)
+        page.wait_for_selector(by_testid("bid-panel"))
+        boxes = [
+            by_testid("bid-panel"),
+            by_testid("player-cards"),
+            by_testid("metrics"),
+            by_testid("reveal"),
+        ]
+        tops = [page.locator(box).bounding_box() for box in boxes]
+        assert all(box is not None for box in tops)
+        ys = [box["y"] for box in tops if box is not None]
+        assert ys == sorted(ys)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(OUTPUT / "game-screen-phone.png"), full_page=True)
+    finally:
+        context.close()
