@@ -53,8 +53,7 @@ def _json(status: int, payload: Any) -> Response:
 
 
 def _parse_body(model: type[BaseModel] | None, raw: bytes | None) -> Any:
-    if model is None:
-        return None
+    """Validate the body with the route's model; routes without one ignore a JSON body."""
     text = (raw or b"").strip()
     if not text:
         data: Any = {}
@@ -63,6 +62,8 @@ def _parse_body(model: type[BaseModel] | None, raw: bytes | None) -> Any:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
+    if model is None:
+        return None
     if model is not s.ActionBody and not isinstance(data, dict):
         raise ApiError(400, "invalid_input", "the body must be a JSON object")
     return model.model_validate(data)
