@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import dataclasses
-import importlib
 import json
 import logging
 import os
@@ -39,8 +37,11 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from chalicelib import wiring
+from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.local.notifier import LocalManagementApi, LocalNotifier
 from chalicelib.local.timers import LocalTimers
+from chalicelib.settings import get_settings, reset_settings
 
 log = logging.getLogger(__name__)
 
@@ -380,7 +381,7 @@ def local_environment(dynamodb_endpoint: str | None = None) -> Iterator[None]:
         os.environ.setdefault(key, value)
     os.environ.update(forced)
     mock: Any = None
-    _reset_settings()
+    reset_settings()
     try:
         if dynamodb_endpoint is None:
             from moto import mock_aws
@@ -396,42 +397,37 @@ def local_environment(dynamodb_endpoint: str | None = None) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
-        _reset_settings()
-
-
-def _reset_settings() -> None:
-    """Drop the app's cached settings so they are read again from the environment."""
-    with contextlib.suppress(ImportError):
-        settings: Any = importlib.import_module("chalicelib.settings")
-        settings.reset_settings()
+        reset_settings()
 
 
 InstallDeps = Callable[[LocalNotifier, LocalTimers], Callable[[], None] | None]
 
 
-def local_store() -> Any:
+def local_store() -> DynamoStore:
     """The DynamoDB store adapter on this process's table (moto or ``--dynamodb-endpoint``)."""
-    from chalicelib.adapters.dynamo import DynamoStore
-
-    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or LOCAL_REGION
-    return DynamoStore(os.environ.get("TABLE_NAME", LOCAL_TABLE_NAME), region)
+    settings = get_settings()
+    return DynamoStore(
+        settings.table_name,
+        settings.region,
+        connection_ttl_seconds=settings.connection_ttl_seconds,
+    )
 
 
 def install_wiring_deps(notifier: LocalNotifier, timers: LocalTimers) -> Callable[[], None] | None:
-    """Create the table and point ``chalicelib.wiring`` at the store, notifier and timers; return the undo."""
+    """Create the table and point the app's deps at the store, notifier and timers; return the undo."""
     store = local_store()
     with APP_LOCK:
         store.ensure_table()
-    try:
-        wiring: Any = importlib.import_module("chalicelib.wiring")
-    except ImportError:
-        log.warning("chalicelib.wiring is missing: the app keeps its default dependencies")
-        return None
-    # start from the app's own defaults (clock, roller, ...) and swap the AWS-bound pieces
-    deps = dataclasses.replace(wiring.get_deps(), store=store, notifier=notifier, timers=timers)
-    wiring.set_deps(deps)
-    reset: Callable[[], None] = wiring.reset_deps
-    return reset
+    wiring.set_deps(
+        wiring.Deps(
+            store=store,
+            notifier=notifier,
+            timers=timers,
+            clock=wiring.SystemClock(),
+            roller=wiring.default_roller(),
+        )
+    )
+    return wiring.reset_deps
 
 
 @contextlib.contextmanager
