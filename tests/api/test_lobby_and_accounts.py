@@ -17,7 +17,7 @@ def _code(resp: object) -> tuple[int, str]:
 
 def test_register_login_and_duplicate_usernames(api_env: Env) -> None:
     env = api_env
-    token, user = env.register("Carol", "s3cret-pass")
+    _, user = env.register("Carol", "s3cret-pass")
     assert user["guest"] is False and user["name"] == "Carol"
     dup = env.call("POST", "/auth/register", {"username": "carol", "password": "whatever1"})
     assert _code(dup) == (409, "username_taken")
@@ -111,7 +111,7 @@ def test_passcode_is_host_only_and_attempts_are_limited(api_env: Env) -> None:
 def test_invitations_by_username(api_env: Env) -> None:
     env = api_env
     host, _ = env.register("host3")
-    friend, uf = env.register("friend")
+    friend, _ = env.register("friend")
     rid = env.ok("POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "1111"}},
                  host, 201)["id"]
     assert _code(env.call("POST", f"/rooms/{rid}/invitations", {"username": "ghost"}, host)) == (
