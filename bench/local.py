@@ -73,16 +73,19 @@ def next_action(room: dict[str, Any]) -> dict[str, Any] | None:
 
 async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asyncio.Event) -> None:
     """Subscribe to ``room_id`` and note when each version's push arrives."""
-    async with websockets.connect(ws_url, max_size=2**20) as ws:
-        await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
-        while not done.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 0.5)
-            except TimeoutError:
-                continue
-            message = json.loads(raw)
-            if message.get("type") == "room":
-                arrivals.setdefault(message["room"]["version"], time.perf_counter())
+    try:
+        async with websockets.connect(ws_url, max_size=2**20) as ws:
+            await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
+            while not done.is_set():
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), 0.5)
+                except TimeoutError:
+                    continue
+                message = json.loads(raw)
+                if message.get("type") == "room":
+                    arrivals.setdefault(message["room"]["version"], time.perf_counter())
+    except websockets.ConnectionClosed as closed:
+        print(f"watcher for {room_id} closed: {closed}", file=sys.stderr)
 
 
 async def play_one(
