@@ -31,14 +31,14 @@ os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench
                    "AWS_DEFAULT_REGION": "us-east-1",
                    "TOKEN_SECRET": "bench-secret-that-is-long-enough-0123456789"})
 
-from moto import mock_aws  # noqa: E402
+from moto import mock_aws
 
-from chalicelib import wiring  # noqa: E402
-from chalicelib.adapters.dynamo import DynamoStore  # noqa: E402
-from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers  # noqa: E402
-from chalicelib.engine.dice import SeededRoller  # noqa: E402
-from chalicelib.service import Caller, Service  # noqa: E402
-from chalicelib.settings import reset_settings  # noqa: E402
+from chalicelib import wiring
+from chalicelib.adapters.dynamo import DynamoStore
+from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers
+from chalicelib.engine.dice import SeededRoller
+from chalicelib.service import Caller, Service
+from chalicelib.settings import reset_settings
 
 TABLE = "liars-bench"
 
