@@ -172,6 +172,8 @@ PRIOR_BIDS = 6.0
 PRIOR_HONEST_LIFT = 150
 """Prior: an honest bidder's dice count toward the bid face this much (per mille) more often."""
 PRIOR_HONEST_DICE = 8.0
+DECAY_AT = 120
+"""Counters are halved when a player's bids or calling decisions seen pass this."""
 
 
 def stats(memory: dict[str, Any], player_id: str) -> list[int] | None:
@@ -268,3 +270,7 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
     for before, after in pairwise(seq):
         faced(after[2], before[0], before[1], called=False)
     faced(reveal.challenger_id, reveal.bid.quantity, reveal.bid.face, called=True)
+    # Halving old counts keeps them small (the room item) and lets recent habits weigh more.
+    for s in opponents.values():
+        if max(s[BIDS], sum(s[FACED:CALLED])) > DECAY_AT:
+            s[:] = [x // 2 for x in s]

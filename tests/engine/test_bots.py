@@ -1,0 +1,211 @@
+"""SPEC §8: bots decide from their player view only, always act legally, and learn from reveals."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chalicelib.engine import bots, game
+from chalicelib.engine.bot_model import (
+    BIDS,
+    BLUFFS,
+    CALLED,
+    FACED,
+    HONEST_DICE,
+    HONEST_MATCH,
+    STAT_LEN,
+    bidder_pmf,
+    call_bin,
+    die_p_milli,
+    observe,
+)
+from chalicelib.engine.dice import ScriptedRoller, SeededRoller
+from chalicelib.engine.model import WILD, Bid, Phase, Player, Reveal, RevealRow, Room, Settings
+from chalicelib.engine.views import bot_view
+
+LEVELS = ("easy", "strong", "random", "naive", "binomial")
+
+
+def table(hands: list[list[int]], *, wildcard: int = 10, penalty: str = "discard",
+          current: tuple[int, int, int] | None = None, to_act: int = 0) -> Room:
+    """A room in bidding with the given hands; ``current`` is (bidder seat, quantity, face)."""
+    room = Room(id="r", host_id="p1", created_by_guest=False, created_at=0,
+                settings=Settings(starting_dice=max(len(h) for h in hands),
+                                  wildcard_chance=wildcard, penalty=penalty))
+    for i, _ in enumerate(hands):
+        room.players.append(Player(id=f"p{i + 1}", name=f"name{i + 1}", kind="human"))
+    game.start_game(room, SeededRoller(1), 0)
+    assert room.game is not None
+    for p, hand in zip(room.players, hands, strict=True):
+        p.hand = list(hand)
+        p.dice_count = len(hand)
+        if not hand:
+            p.eliminated = True
+            p.rank = len(hands)
+    room.game.current_bid = None
+    if current is not None:
+        seat, q, f = current
+        room.game.current_bid = Bid(room.players[seat].id, q, f)
+        room.game.round_bids = [room.game.current_bid]
+    room.game.turn_player = room.players[to_act].id
+    return room
+
+
+def decide(room: Room, level: str, memory: dict[str, Any] | None = None,
+           seed: int = 3) -> dict[str, Any]:
+    """The action the player to act would take as a bot of ``level``."""
+    assert room.game is not None and room.game.turn_player is not None
+    view = bot_view(room, room.game.turn_player)
+    return bots.decide(view, level, {} if memory is None else memory, SeededRoller(seed))
+
+
+def is_legal(room: Room, action: dict[str, Any]) -> bool:
+    """Whether the engine would accept the action for the player to act."""
+    assert room.game is not None
+    if action.get("turn") != room.game.turn:
+        return False
+    if action["type"] == "liar":
+        return room.game.current_bid is not None
+    if action["type"] != "bid":
+        return False
+    q, f = action["quantity"], action["face"]
+    total = sum(p.dice_count for p in room.players if p.in_game)
+    cur = room.game.current_bid
+    raises = cur is None or q > cur.quantity or (q == cur.quantity and f > cur.face)
+    return isinstance(q, int) and isinstance(f, int) and 1 <= f <= 6 and 1 <= q <= total and raises
+
+
+die = st.sampled_from([WILD, 1, 2, 3, 4, 5, 6])
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[Room, list[list[int]]]:
+    """A random bidding position, and other hands of the same sizes to swap in."""
+    n = draw(st.integers(2, 6))
+    hands = [draw(st.lists(die, min_size=1, max_size=6)) for _ in range(n)]
+    to_act = draw(st.integers(0, n - 1))
+    total = sum(len(h) for h in hands)
+    current = None
+    if draw(st.booleans()):
+        bidder = draw(st.sampled_from([i for i in range(n) if i != to_act]))
+        current = (bidder, draw(st.integers(1, total)), draw(st.integers(1, 6)))
+    room = table(hands, wildcard=draw(st.sampled_from([0, 5, 10])),
+                 penalty=draw(st.sampled_from(["discard", "give"])), current=current,
+                 to_act=to_act)
+    others = [h if i == to_act else draw(st.lists(die, min_size=len(h), max_size=len(h)))
+              for i, h in enumerate(hands)]
+    return room, others
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=positions(), level=st.sampled_from(LEVELS))
+def test_every_level_always_makes_a_legal_move(case: tuple[Room, list[list[int]]],
+                                              level: str) -> None:
+    room, _ = case
+    assert is_legal(room, decide(room, level))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=positions(), level=st.sampled_from(LEVELS))
+def test_decision_is_the_same_whatever_the_other_players_hidden_dice(
+        case: tuple[Room, list[list[int]]], level: str) -> None:
+    room, other_hands = case
+    memory = {"w": room.settings.wildcard_chance}
+    before = decide(room, level, dict(memory))
+    for p, hand in zip(room.players, other_hands, strict=True):
+        p.hand = list(hand)
+    assert decide(room, level, dict(memory)) == before
+
+
+def test_strong_calls_a_bid_that_cannot_be_true() -> None:
+    room = table([[1, 2, 3, 4, 5], [2, 2, 3, 4, 5]], current=(1, 9, 6), to_act=0, wildcard=0)
+    assert decide(room, "strong")["type"] == "liar"
+
+
+def test_strong_believes_a_bid_its_own_dice_already_make_true() -> None:
+    room = table([[6, 6, WILD, 6, 2], [1, 2, 3, 4, 5]], current=(1, 3, 6), to_act=0)
+    action = decide(room, "strong")
+    assert action["type"] == "bid"
+
+
+def test_easy_and_strong_both_open_with_a_bid() -> None:
+    room = table([[3, 3, 3, 1, 2], [1, 2, 4, 5, 6], [1, 2, 4, 5, 6]])
+    for level in ("easy", "strong"):
+        assert decide(room, level)["type"] == "bid"
+
+
+def test_a_wildcard_counts_toward_every_face_in_the_bots_estimate() -> None:
+    # Two wildcards and a 5 make "three 5s" certain with only two unseen dice.
+    room = table([[WILD, WILD, 5], [1, 2]], current=(1, 3, 5), to_act=0)
+    assert decide(room, "strong")["type"] == "bid"
+    assert decide(room, "binomial")["type"] == "bid"
+
+
+def reveal(rows: list[tuple[str, list[int], list[tuple[int, int]]]], bid: Bid,
+           challenger: str) -> Reveal:
+    """A completed round's reveal (only the fields observe reads matter)."""
+    return Reveal(round=1, bid=bid, challenger_id=challenger, count=0, loser_id=challenger,
+                  winner_id=bid.player_id, penalty="discard", eliminated=[],
+                  rows=[RevealRow(pid, pid, dice, [], bids) for pid, dice, bids in rows])
+
+
+def test_observe_counts_bluffs_honest_support_and_calls() -> None:
+    memory: dict[str, Any] = {"w": 0}
+    observe(memory, reveal([
+        ("p1", [1, 1, 2], [(1, 3), (3, 1)]),  # no 3 at all: a bluff; then three 1s on two 1s
+        ("p2", [4, 5, 6], [(2, 3)]),
+    ], Bid("p1", 3, 1), challenger="p2"))
+    p1, p2 = memory["o"]["p1"], memory["o"]["p2"]
+    assert (p1[BIDS], p1[BLUFFS], p1[HONEST_MATCH], p1[HONEST_DICE]) == (2, 1, 2, 3)
+    assert (p2[BIDS], p2[BLUFFS]) == (1, 1)
+    # p2 faced one 3 (raised) and three 1s (called); p1 faced two 3s (raised)
+    assert sum(p2[FACED:CALLED]) == 2 and sum(p2[CALLED:STAT_LEN]) == 1
+    assert sum(p1[FACED:CALLED]) == 1 and sum(p1[CALLED:STAT_LEN]) == 0
+    # p2 held no 1: three 1s among p1's three unseen dice is unlikely (bin 0)
+    assert p2[CALLED + call_bin(0.05)] == 1
+
+
+def test_bidder_inference_trusts_honest_bidders_more_than_bluffers() -> None:
+    p = die_p_milli(10)
+    honest = {"o": {"p2": [50, 0, 150, 250] + [0] * (STAT_LEN - 4)}}
+    bluffer = {"o": {"p2": [50, 40, 10, 50] + [0] * (STAT_LEN - 4)}}
+
+    def mean(dist: tuple[float, ...]) -> float:
+        return sum(i * w for i, w in enumerate(dist))
+
+    assert mean(bidder_pmf(honest, "p2", 5, p)) > mean(bidder_pmf(bluffer, "p2", 5, p)) + 1
+
+
+def test_strong_calls_a_known_bluffer_it_would_believe_from_an_honest_bidder() -> None:
+    hands = [[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]]
+    honest = {"w": 10, "o": {"p2": [80, 0, 300, 400] + [0] * (STAT_LEN - 4)}}
+    bluffer = {"w": 10, "o": {"p2": [80, 75, 5, 25] + [0] * (STAT_LEN - 4)}}
+    room = table(hands, current=(1, 2, 6), to_act=0)
+    assert decide(room, "strong", honest)["type"] == "bid"
+    assert decide(room, "strong", bluffer)["type"] == "liar"
+
+
+def test_a_bot_game_keeps_the_memory_small() -> None:
+    room = Room(id="r", host_id="", created_by_guest=True, created_at=0,
+                settings=Settings(starting_dice=5, penalty="give"))
+    for i in range(6):
+        room.players.append(Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot",
+                                   level="strong"))
+    game.start_game(room, SeededRoller(11), 0)
+    assert room.game is not None and room.game.phase == Phase.FINAL_REVEAL
+    assert set(room.bot_memory["o"]) == {p.id for p in room.players}
+    assert len(json.dumps(room.bot_memory)) < 600
+
+
+def test_bots_play_whole_games_at_every_level() -> None:
+    for level in ("easy", "strong"):
+        room = Room(id="r", host_id="", created_by_guest=True, created_at=0,
+                    settings=Settings(starting_dice=3))
+        room.players = [Player(id=f"p{i}", name=f"Bot {i}", kind="bot", level=level)
+                        for i in range(1, 5)]
+        game.start_game(room, ScriptedRoller(dice="123456*" * 40), 0)
+        assert room.game is not None and room.game.phase == Phase.FINAL_REVEAL
+        assert sorted(p.rank or 0 for p in room.players if not p.in_game) == [2, 3, 4]
