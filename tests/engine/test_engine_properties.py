@@ -1,0 +1,196 @@
+"""Hypothesis: random whole games with random settings keep the invariants of SPEC §3–§7."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chalicelib.engine import game
+from chalicelib.engine.dice import SeededRoller
+from chalicelib.engine.errors import DomainError
+from chalicelib.engine.model import Phase, Room, Status
+from chalicelib.engine.room import UserRef, add_bot, create_room, join, set_ready, start
+from chalicelib.engine.views import events_for, room_view
+from tests.engine.helpers import bids_in, dice_lists_in
+
+T0 = 1_700_000_000_000
+
+game_settings = st.fixed_dictionaries({
+    "starting_dice": st.sampled_from([1, 1, 2, 3, 5, 10]),
+    "wildcard_chance": st.sampled_from([0, 5, 10]),
+    "penalty": st.sampled_from(["discard", "give"]),
+    "turn_seconds": st.sampled_from([15, 30, 60]),
+    "break_seconds": st.sampled_from([30, 60, 120]),
+})
+
+
+def build(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int) -> Room:
+    """A started room of ``humans`` humans then ``bots`` bots."""
+    host = UserRef("u0", "h0", continue_mode=modes[0])
+    room = create_room("r", host, cfg, T0)
+    for i in range(1, humans):
+        u = UserRef(f"u{i}", f"h{i}", continue_mode=modes[i % len(modes)])
+        join(room, u, None)
+        set_ready(room, u, True)
+    for _ in range(bots):
+        add_bot(room, host, "easy" if seed % 2 else "strong")
+    start(room, host, SeededRoller(seed), T0)
+    return room
+
+
+def check_view_secrecy(room: Room) -> None:
+    """No view carries another player's current dice or the current round's earlier bids."""
+    g = room.game
+    assert g is not None
+    viewers: list[str | None] = [p.user_id for p in room.players if p.user_id] + [None]
+    for uid in viewers:
+        view = room_view(room, user_id=uid)
+        me = room.player_of_user(uid)
+        reveal = view["game"]["last_reveal"]
+        rest = {**view, "game": {**view["game"], "last_reveal": None}}
+        own = [me.hand] if me and me.hand else []
+        assert [[0 if d == "*" else d for d in dl] for dl in dice_lists_in(rest)] == own
+        current = [] if g.current_bid is None else [(g.current_bid.quantity, g.current_bid.face)]
+        assert bids_in(rest["game"]) == current
+        if reveal is not None and g.phase == Phase.BIDDING:
+            assert reveal["round"] < g.round
+
+
+def check_invariants(room: Room, initial_total: int, removed: int, prev_bid: Any) -> None:
+    """Invariants after every step."""
+    g = room.game
+    assert g is not None
+    in_game = [p for p in room.players if p.in_game]
+    if room.status == Status.PLAYING and g.phase == Phase.BIDDING:
+        to_act = [p for p in room.players if p.id == g.turn_player]
+        assert len(to_act) == 1 and to_act[0].in_game and to_act[0].dice_count > 0
+        assert g.deadline is not None
+        assert all(len(p.hand) == p.dice_count for p in in_game)
+        if prev_bid is not None and g.current_bid is not None:
+            q0, f0 = prev_bid[1]
+            b = g.current_bid
+            assert (b.quantity, b.face) == (q0, f0) or b.quantity > q0 or (
+                b.quantity == q0 and b.face > f0)
+    if room.settings.penalty == "give":
+        assert sum(p.dice_count for p in room.players) == initial_total - removed
+    assert all(p.dice_count == 0 for p in room.players if not p.in_game)
+    if room.status == Status.FINISHED:
+        assert sorted(p.rank for p in room.players) == list(range(1, len(room.players) + 1))
+
+
+def play(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int,
+         check: bool = True) -> tuple[Room, list[tuple[str, dict[str, Any] | int, int]]]:
+    """Drive a game to its end with random (legal and illegal) human moves and timeouts."""
+    room = build(cfg, humans, bots, modes, seed)
+    dice_roller = SeededRoller(seed * 7 + 1)
+    choices = SeededRoller(seed * 13 + 5)
+    now = T0
+    log: list[tuple[str, dict[str, Any] | int, int]] = []
+    initial = len(room.players) * cfg["starting_dice"]
+    removed = 0
+    steps = 0
+    prev_bid = None
+    while room.status == Status.PLAYING:
+        steps += 1
+        assert steps < 5000, "game did not end"
+        g = room.game
+        assert g is not None
+        events: list[dict[str, Any]] = []
+        now += choices.below(5000)
+        pick = choices.below(100)
+        if pick < 15 or (g.phase != Phase.BIDDING and pick < 40):
+            target = g.deadline if g.deadline is not None else now
+            now = max(now, target)
+            events = game.advance(room, now, dice_roller)
+            log.append(("advance", now, now))
+        else:
+            actor = room.players[choices.below(len(room.players))]
+            if g.phase == Phase.BIDDING and choices.below(3):
+                actor = room.player(g.turn_player or "") or actor
+            if actor.is_bot:
+                continue
+            kind_pick = choices.below(100)
+            if kind_pick < 3:
+                action: dict[str, Any] = {"type": "resign"}
+            elif g.phase == Phase.BREAK:
+                action = {"type": "agree"}
+            elif kind_pick < 30 and g.current_bid is not None:
+                action = {"type": "liar", "turn": g.turn}
+            else:
+                total = sum(p.dice_count for p in room.players if p.in_game)
+                action = {"type": "bid", "quantity": 1 + choices.below(max(1, total)),
+                          "face": 1 + choices.below(6), "turn": g.turn - choices.below(2)}
+            before = room.to_dict()
+            dice_before = actor.dice_count
+            try:
+                events = game.act(room, actor.id, action, dice_roller, now)
+            except DomainError:
+                assert room.to_dict() == before, "a refused action changed the state"
+                continue
+            if action["type"] == "resign":
+                removed += dice_before
+            log.append((actor.id, action, now))
+        if any(e["type"] in ("round_started", "round_restarted") for e in events):
+            prev_bid = None
+        if check:
+            check_invariants(room, initial, removed, prev_bid)
+            check_view_secrecy(room)
+            for e in events_for(room, events):
+                if e["type"] == "bid_placed" and "quantity" in e:
+                    assert room.game.phase != Phase.BIDDING or e["round"] != room.game.round or (
+                        room.game.current_bid is not None
+                        and (e["quantity"], e["face"]) == (room.game.current_bid.quantity,
+                                                           room.game.current_bid.face))
+        if room.game and room.game.current_bid is not None:
+            prev_bid = (room.game.round, (room.game.current_bid.quantity, room.game.current_bid.face))
+        else:
+            prev_bid = None
+    return room, log
+
+
+def replay(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int,
+           log: list[tuple[str, dict[str, Any] | int, int]]) -> Room:
+    """Re-apply a logged game with the same rolls."""
+    room = build(cfg, humans, bots, modes, seed)
+    dice_roller = SeededRoller(seed * 7 + 1)
+    for who, action, now in log:
+        if who == "advance":
+            game.advance(room, now, dice_roller)
+        else:
+            assert isinstance(action, dict)
+            game.act(room, who, action, dice_roller, now)
+    return room
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cfg=game_settings, humans=st.integers(1, 4), bots=st.integers(0, 6),
+       modes=st.lists(st.sampled_from(["auto", "manual"]), min_size=1, max_size=4),
+       seed=st.integers(0, 2**32))
+def test_random_games_end_keep_invariants_and_replay(cfg: dict[str, Any], humans: int, bots: int,
+                                                     modes: list[str], seed: int) -> None:
+    if humans + bots < 2:
+        bots = 1
+    room, log = play(cfg, humans, bots, modes, seed)
+    assert room.status == Status.FINISHED
+    assert replay(cfg, humans, bots, modes, seed, log).to_dict() == room.to_dict()
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 2**32), penalty=st.sampled_from(["discard", "give"]))
+def test_ten_players_ten_dice_games_end(seed: int, penalty: str) -> None:
+    cfg = {"starting_dice": 10, "wildcard_chance": 10, "penalty": penalty, "turn_seconds": 15,
+           "break_seconds": 30}
+    room, _ = play(cfg, 2, 8, ["auto", "manual"], seed, check=False)
+    assert room.status == Status.FINISHED
+    assert sorted(p.rank for p in room.players) == list(range(1, 11))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_one_starting_die_games_end(seed: int) -> None:
+    cfg = {"starting_dice": 1, "wildcard_chance": 0, "penalty": "give", "turn_seconds": 15,
+           "break_seconds": 30}
+    room, _ = play(cfg, 3, 2, ["manual"], seed)
+    assert room.status == Status.FINISHED
