@@ -116,7 +116,7 @@ def main() -> None:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=100, help="games per configuration")
+    parser.add_argument("--games", type=int, default=400, help="games per configuration")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--dice", type=int, default=5, help="starting dice per player")
     parser.add_argument("--seed", type=int, default=1)
