@@ -12,7 +12,7 @@ Storage and AWS
                             then ``us-east-1``.
     WEBSOCKET_API_ID        Id of the deployed API Gateway WebSocket API; required to push
                             messages in AWS (the notifier builds its endpoint from it).
-    WEBSOCKET_STAGE         Stage of that WebSocket API (default ``ws``, as in
+    WEBSOCKET_STAGE         Stage of that WebSocket API (default ``api``, as in
                             ``.chalice/config.json``).
     TIMER_FUNCTION_ARN      ARN of the Lambda that EventBridge Scheduler invokes for room
                             timers; required for timers in AWS.
@@ -64,7 +64,7 @@ class Settings:
     table_name: str = "liars-lies"
     region: str = "us-east-1"
     websocket_api_id: str | None = None
-    websocket_stage: str = "ws"
+    websocket_stage: str = "api"
     timer_function_arn: str | None = None
     scheduler_role_arn: str | None = None
     scheduler_group: str = "default"
