@@ -308,3 +308,44 @@ def room_elo_preview(call: Call, room_id: str) -> Any:
 
 # --- WebSocket handlers (ws_connect, ws_message, ws_disconnect) and the room_timer lambda ------
 # are added below by the realtime work; they call chalicelib.service the same way.
+
+
+def _realtime() -> Any:
+    from chalicelib import realtime
+
+    return realtime
+
+
+@app.on_ws_connect()
+def ws_connect(event: Any) -> dict[str, int]:
+    """Accept a ticket holder or a spectator; refuse a bad or used ticket (401)."""
+    query = event.to_dict().get("queryStringParameters") or {}
+    try:
+        answer: dict[str, int] = _realtime().connect(event.connection_id, query)
+    except Exception:
+        log.exception("WebSocket connect failed")
+        return {"statusCode": 500}
+    return answer
+
+
+@app.on_ws_message()
+def ws_message(event: Any) -> None:
+    """subscribe, unsubscribe, tick or ping; anything else is answered with an error message."""
+    _realtime().handle_message(event.connection_id, event.body)
+
+
+@app.on_ws_disconnect()
+def ws_disconnect(event: Any) -> None:
+    """Forget the connection and its subscriptions."""
+    try:
+        _realtime().disconnect(event.connection_id)
+    except Exception:
+        log.exception("WebSocket disconnect cleanup failed (the record expires by TTL)")
+
+
+@app.lambda_function(name="room_timer")
+def room_timer(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """EventBridge Scheduler's one-time wake-up of a room: apply the deadlines that passed."""
+    payload = event if isinstance(event, dict) else {}
+    result: dict[str, Any] = _realtime().on_timer(payload.get("room_id"), payload.get("version"))
+    return result

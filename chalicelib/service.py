@@ -30,7 +30,7 @@ from chalicelib.engine import room as lobby
 from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError, NotAPlayer
 from chalicelib.engine.model import Room, Status
-from chalicelib.engine.views import events_for, iso, room_view
+from chalicelib.engine.views import iso, room_view
 from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_limited, unauthorized
 from chalicelib.ports import Clock, Notifier, Store, Timers, UserRecord, VersionConflict
 from chalicelib.settings import Settings, get_settings
@@ -383,6 +383,10 @@ class Service:
         """Apply every deadline that has passed; the caller's view."""
         return self.get_room(room_id, caller)
 
+    def advance_room(self, room_id: str) -> tuple[Room, int]:
+        """Apply every passed deadline and save (retried; no write when nothing is due)."""
+        return self._server_change(room_id)
+
     def update_settings(self, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
         """The host edits settings while waiting."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
@@ -576,39 +580,23 @@ def _run(fn: Callable[..., Any], *args: Any) -> list[Event]:
 
 def _after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
     """After a successful write: push each watcher its own view, and wake the room at its deadline."""
-    try:
-        publish(deps, room, version, events)
-    except Exception:
-        log.exception("push for room %s failed", room.id)
-    deadline = game_flow.next_deadline(room)
-    if deadline is not None:
-        try:
-            deps.timers.schedule(room.id, version, deadline)
-        except Exception:
-            log.exception("scheduling room %s failed", room.id)
+    from chalicelib import realtime
+
+    realtime.after_commit(deps, room, version, events)
 
 
 def publish(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
     """Fan out ``{"type": "room", "room": <viewer's view>, "events"}`` to every subscriber."""
-    subscribers = deps.store.subscribers(room.id)
-    if not subscribers:
-        return
-    shown = events_for(room, events)
-    views: dict[str | None, JsonDict] = {}
-    for connection_id, user_id in subscribers:
-        if user_id not in views:
-            views[user_id] = view(room, version, user_id)
-        message = {"type": "room", "room": views[user_id], "events": shown}
-        if not deps.notifier.send(connection_id, message):
-            deps.store.delete_connection(connection_id)
+    from chalicelib import realtime
+
+    realtime.publish(room, version, events, deps=deps)
 
 
 def publish_chat(deps: Deps, room_id: str, message: JsonDict) -> None:
     """Push a chat message to everyone watching the room."""
+    from chalicelib import realtime
+
     try:
-        for connection_id, _ in deps.store.subscribers(room_id):
-            if not deps.notifier.send(connection_id,
-                                      {"type": "chat", "room_id": room_id, "message": message}):
-                deps.store.delete_connection(connection_id)
+        realtime.publish_chat(room_id, message, deps=deps)
     except Exception:
         log.exception("chat push for room %s failed", room_id)
