@@ -311,11 +311,17 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
     if not isinstance(room_id, str) or not room_id:
         log.error("timer event without a room id: %r", room_id)
         return {"room_id": room_id, "error": "invalid_event"}
+    d = deps or current_deps()
     try:
-        _, now_version = Service(deps or current_deps()).advance_room(room_id)
+        room, now_version = Service(d).advance_room(room_id)
     except ApiError as err:
         if err.status == 404:
             log.info("timer for room %s v%s: the room is gone", room_id, version)
             return {"room_id": room_id, "scheduled_version": version, "gone": True}
         raise
+    deadline = game_flow.next_deadline(room)
+    if deadline is not None and now_version == version:
+        # Nothing was due yet (an early delivery): arm the wake-up again so the room never
+        # waits for a client to tick. A committed change scheduled its own wake-up already.
+        d.timers.schedule(room.id, now_version, deadline)
     return {"room_id": room_id, "scheduled_version": version, "version": now_version}

@@ -141,6 +141,17 @@ def test_the_timer_before_the_deadline_changes_nothing(rt: RealtimeEnv) -> None:
     assert_wakes_at_deadline(rt, rid)
 
 
+def test_an_early_delivery_arms_the_wake_up_again(rt: RealtimeEnv) -> None:
+    rid, _ = two_player_room(rt, humans=2)
+    view = rt.ok("GET", f"/rooms/{rid}")
+    _, version = rt.room_state(rid)
+    # The scheduler deletes a schedule once it has fired (ActionAfterCompletion DELETE).
+    rt.timers.cancel(rid, version)
+    rt.clock.now = deadline_of(view) - 1
+    rt.fire(rid, version)
+    assert_wakes_at_deadline(rt, rid)
+
+
 def test_the_timer_twice_is_the_same_as_once(rt: RealtimeEnv) -> None:
     rid, _ = two_player_room(rt, humans=2)
     view = rt.ok("GET", f"/rooms/{rid}")
