@@ -139,7 +139,8 @@ def test_guest_plays_a_whole_game_against_two_bots_while_a_spectator_watches(
     versions = [r["version"] for r in rooms]
     assert rooms, spectator.messages
     assert versions == sorted(set(versions)), "pushes arrive once each and in order"
-    assert versions[0] == created.json()["version"] + 1, "the first bot's update is pushed"
+    # the subscription may first send the current view; then nothing after it is missing
+    assert versions[0] <= created.json()["version"] + 1, "the first bot's update is pushed"
     assert versions == list(range(versions[0], versions[-1] + 1)), "no update is skipped"
     assert {"waiting", "playing", "finished"} <= {r["status"] for r in rooms}
     assert versions[-1] == final["version"]
