@@ -225,7 +225,7 @@ class Service:
 
             def change(room: Room) -> list[Event]:
                 seat = room.player_of_user(caller.user_id)
-                if seat is None or room.status != Status.PLAYING:
+                if seat is None or room.status not in (Status.WAITING, Status.PLAYING):
                     return []
                 return game_flow.set_continue_mode(room, seat.id, mode, self.deps.roller,
                                                    self.now())
@@ -494,8 +494,19 @@ class Service:
     def start(self, caller: Caller, room_id: str) -> JsonDict:
         """The host starts play."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller, lambda r: lobby.start(r, user, self.deps.roller, self.now()))
+
+        def change(room: Room) -> list[Event]:
+            # Each human plays with their remembered continue mode as it is when play begins
+            # (one user read per human, once per game), whatever it was when they joined.
+            host = room.host
+            if host is not None and host.user_id == caller.user_id:
+                for p in room.players:
+                    record = self.store.get_user(p.user_id) if p.user_id else None
+                    if record is not None:
+                        p.continue_mode = record.continue_mode
+            return lobby.start(room, user, self.deps.roller, self.now())
+
+        room, version = self._client_change(room_id, caller, change)
         return view(room, version, user.id)
 
     def act(self, caller: Caller, room_id: str, action: JsonDict) -> JsonDict:

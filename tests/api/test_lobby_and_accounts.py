@@ -198,3 +198,27 @@ def test_elo_preview_checks_fixed_ranks(api_env: Env) -> None:
     resigned = env.call("POST", f"/rooms/{rid}/elo-preview", {"order": ids}, a)
     assert _code(resigned) == (400, "invalid_order")
     assert auth.verify_token(a).user_id
+
+
+def test_continue_mode_chosen_after_joining_applies_when_play_begins(api_env: Env) -> None:
+    host, _ = api_env.register("cm_host")
+    guest_of_room, _ = api_env.register("cm_joiner")
+    rid = api_env.ok("POST", "/rooms", {}, host, 201)["id"]
+    api_env.ok("POST", f"/rooms/{rid}/join", {}, guest_of_room)
+    api_env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, guest_of_room)
+    api_env.ok("PATCH", "/me/preferences", {"continue_mode": "manual"}, guest_of_room)
+    view = api_env.ok("POST", f"/rooms/{rid}/start", None, host)
+    mine = api_env.ok("GET", f"/rooms/{rid}", None, guest_of_room)
+    assert mine["me"]["continue_mode"] == "manual"
+    # Play one challenge: the Manual player must be asked to agree in the break.
+    turn = view["game"]["turn"]
+    tokens = {api_env.ok("GET", f"/rooms/{rid}", None, t)["me"]["player_id"]: t
+              for t in (host, guest_of_room)}
+    api_env.ok("POST", f"/rooms/{rid}/actions",
+               {"type": "bid", "quantity": 10, "face": 6, "turn": turn["number"]},
+               tokens[turn["player_id"]])
+    nxt = api_env.ok("GET", f"/rooms/{rid}", None, host)["game"]["turn"]
+    after = api_env.ok("POST", f"/rooms/{rid}/actions",
+                       {"type": "liar", "turn": nxt["number"]}, tokens[nxt["player_id"]])
+    assert after["game"]["phase"] == "break"
+    assert mine["me"]["player_id"] not in after["game"]["break"]["agreed"]
