@@ -52,7 +52,7 @@ from chalicelib.ports import (
     VersionConflict,
 )
 
-COMPRESS_ABOVE = 1024
+COMPRESS_ABOVE = 256
 DEFAULT_RATING = 1500
 INVITATION_TTL_SECONDS = 7 * 24 * 3600
 MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
