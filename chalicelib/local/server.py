@@ -512,6 +512,7 @@ class LocalServer:
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
+        sock.listen(2048)  # the printed URL accepts connections before uvicorn's loop runs
         stack.callback(sock.close)
         self.port = sock.getsockname()[1]
         app = build_app(
