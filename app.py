@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalice import Chalice, ChaliceViewError, Response
+from chalice.app import Chalice, ChaliceViewError, Response
 from pydantic import BaseModel
 
 from chalicelib import schemas as s
