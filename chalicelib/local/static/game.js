@@ -1,8 +1,8 @@
 // Game screen: bidding controls, player cards, metrics, round reveal, resign.
 
 import { h, mount, panel } from './dom.js';
-import { api } from './api.js';
-import { attempt, hooks, playerById, playerName, roomCall, state } from './core.js';
+import { api, serverNow } from './api.js';
+import { attempt, formatSeconds, hooks, playerById, playerName, roomCall, state } from './core.js';
 import { bidBadge, bidMeaning, bidWords, diceRow, die, hiddenDice, isRaise, minimumWithFace } from './dice.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
@@ -27,7 +27,10 @@ function capitalize(text) {
 /** A live countdown to an ISO deadline (the app's timer loop updates it). */
 function countdown(deadline, extraClass = '') {
   if (!deadline) return h('span', { class: 'countdown muted' }, '—');
-  return h('span', { class: ['countdown', extraClass], dataset: { deadline }, testid: 'countdown' }, '');
+  // Filled at once (the timer loop keeps it current), so a fresh screen never shows a blank.
+  const left = Date.parse(deadline) - serverNow();
+  const text = Number.isNaN(left) ? '—' : formatSeconds(left);
+  return h('span', { class: ['countdown', extraClass], dataset: { deadline }, testid: 'countdown' }, text);
 }
 
 // ---- bidding controls -------------------------------------------------------
