@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from typing import TYPE_CHECKING, Any
+
+from chalicelib.adapters._aws import LazyClient
 
 log = logging.getLogger(__name__)
 
@@ -30,25 +31,14 @@ class ApiGatewayNotifier:
         self.api_id = api_id
         self.stage = stage
         self.region = region
-        self._client = client
-        self._lock = threading.Lock()
+        self._client = LazyClient(
+            "apigatewaymanagementapi", client=client, max_attempts=2, region_name=region,
+            endpoint_url=endpoint_url(api_id, stage, region))
 
     @property
     def client(self) -> Any:
         """The boto3 ``apigatewaymanagementapi`` client, created on first use."""
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    import boto3
-                    from botocore.config import Config
-
-                    self._client = boto3.client(
-                        "apigatewaymanagementapi",
-                        region_name=self.region,
-                        endpoint_url=endpoint_url(self.api_id, self.stage, self.region),
-                        config=Config(retries={"mode": "standard", "max_attempts": 2}),
-                    )
-        return self._client
+        return self._client.get()
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
         """Push one message; False when the connection is gone (410), True otherwise."""

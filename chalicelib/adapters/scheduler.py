@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+
+from chalicelib.adapters._aws import LazyClient
 
 _NAME_OK = re.compile(r"[0-9A-Za-z_.-]+")
 MAX_NAME = 64
@@ -51,19 +52,12 @@ class SchedulerTimers:
         self.target_arn = target_arn
         self.role_arn = role_arn
         self.region = region
-        self._client = client
-        self._lock = threading.Lock()
+        self._client = LazyClient("scheduler", client=client, region_name=region)
 
     @property
     def client(self) -> Any:
         """The boto3 ``scheduler`` client, created on first use."""
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    import boto3
-
-                    self._client = boto3.client("scheduler", region_name=self.region)
-        return self._client
+        return self._client.get()
 
     def schedule(self, room_id: str, version: int, at_ms: int) -> None:
         """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept."""
