@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bot_model import Seat, legal_raises, plain_probability, tail
+from .bot_model import Seat, legal_raises, lowest_raise, plain_probability, tail
 from .dice import Roller
 
 Action = dict[str, Any]
@@ -29,12 +29,7 @@ def random_play(seat: Seat, roller: Roller) -> Action:
     """A uniformly random legal action."""
     options: list[tuple[int, int]] = []
     for face in range(1, 7):
-        if seat.current is None:
-            low = 1
-        elif face > seat.current[1]:
-            low = seat.current[0]
-        else:
-            low = seat.current[0] + 1
+        low = lowest_raise(seat.current, face)
         options.extend((q, face) for q in range(low, seat.total + 1))
     n = len(options) + (1 if seat.current is not None else 0)
     pick = roller.below(n)

@@ -137,17 +137,20 @@ def read_view(view: dict[str, Any]) -> Seat:
     )
 
 
+def lowest_raise(current: tuple[int, int] | None, face: int) -> int:
+    """The smallest quantity on ``face`` that raises ``current`` (quantity, face), or opens."""
+    if current is None:
+        return 1
+    # A raise keeps the quantity with a higher face, or increases the quantity (any face).
+    return current[0] if face > current[1] else current[0] + 1
+
+
 def legal_raises(current: tuple[int, int] | None, total: int,
                  extra: int = 0) -> list[tuple[int, int]]:
     """The lowest legal bid on each face, plus up to ``extra`` higher quantities on that face."""
     out = []
     for face in range(1, 7):
-        if current is None:
-            low = 1
-        elif face > current[1]:
-            low = current[0]
-        else:
-            low = current[0] + 1
+        low = lowest_raise(current, face)
         for q in range(low, min(low + extra, total) + 1):
             out.append((q, face))
     return out

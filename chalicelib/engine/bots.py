@@ -34,6 +34,7 @@ from .bot_model import (
     bidder_pmf,
     call_rates,
     legal_raises,
+    lowest_raise,
     pmf,
     read_view,
     tail_at,
@@ -171,12 +172,7 @@ def _candidates(seat: Seat) -> list[tuple[int, int]]:
     p = seat.p_milli / 1000
     out: list[tuple[int, int]] = []
     for face in range(1, 7):
-        if seat.current is None:
-            low = 1
-        elif face > seat.current[1]:
-            low = seat.current[0]
-        else:
-            low = seat.current[0] + 1
+        low = lowest_raise(seat.current, face)
         expected = round(seat.mine[face] + seat.unseen * p)
         high = min(seat.total, max(low + 2, expected + 1), low + 6)
         out.extend((q, face) for q in range(low, high + 1))
