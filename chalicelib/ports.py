@@ -131,9 +131,18 @@ class UnknownUser(StoreError):
 
 
 class TooManyRatingChanges(StoreError):
-    """More rating changes than one DynamoDB transaction can hold (99 plus the record)."""
+    """More rating changes than one DynamoDB transaction can hold (with the record and room)."""
 
     code = "too_many_rating_changes"
+
+
+@dataclass(frozen=True)
+class RatingsWrite:
+    """A finished rated game's rating deltas and record, written with the room that ends it."""
+
+    game_key: str
+    changes: dict[str, float]
+    record: JsonDict
 
 
 class RoomStore(Protocol):
@@ -163,8 +172,14 @@ class RoomStore(Protocol):
         expected_version: int,
         *,
         expires_at_s: int | None = None,
+        ratings: RatingsWrite | None = None,
     ) -> int:
-        """Replace a room's state if still at ``expected_version``; return the new version."""
+        """Replace a room's state if still at ``expected_version``; return the new version.
+
+        With ``ratings``, the same atomic write also applies the deltas and stores the game
+        record, once per ``game_key``: if that record exists, only the room is written. Raises
+        VersionConflict (nothing written), UnknownUser or TooManyRatingChanges.
+        """
         ...
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:

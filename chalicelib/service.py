@@ -8,9 +8,10 @@ version they find. Effects (pushes, timers, rating application, invitation bookk
 only after the write succeeded, through ``_after_commit``.
 
 Ratings: when a transition finishes a rated game, the rating changes are computed from the
-ratings stored now and written into the room's results in the same room write; after that
-write succeeds they are applied exactly once by the store's ``apply_ratings`` transaction,
-keyed by the room id (a finished room never finishes again, so only one write can carry them).
+ratings stored now, written into the room's results and applied to the users' ratings in the
+same atomic room write (``save_room(..., ratings=RatingsWrite(...))``), keyed by the room id:
+a crash can never leave a finished rated game without its ratings, a lost race applies none,
+and a finished room never finishes again, so the ratings move exactly once.
 """
 
 from __future__ import annotations
@@ -32,7 +33,17 @@ from chalicelib.engine.errors import DomainError, NotAPlayer
 from chalicelib.engine.model import Room, Status
 from chalicelib.engine.views import iso, room_view
 from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_limited, unauthorized
-from chalicelib.ports import Clock, Notifier, Store, Timers, UserRecord, VersionConflict
+from chalicelib.ports import (
+    Clock,
+    Notifier,
+    RatingsWrite,
+    Store,
+    Timers,
+    TooManyRatingChanges,
+    UnknownUser,
+    UserRecord,
+    VersionConflict,
+)
 from chalicelib.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -267,10 +278,12 @@ class Service:
         expires = None
         if room.status in (Status.FINISHED, Status.CLOSED):
             expires = self.now() // 1000 + CLOSED_ROOM_TTL_SECONDS
-        new_version = self.store.save_room(room.id, room.to_dict(), summary(room), version,
-                                           expires_at_s=expires)
+        ratings = None
         if deltas is not None:
-            self._apply_ratings(room, deltas)
+            record = {"room_id": room.id, "results": room.results,
+                      "finished_at": room.game.finished_at if room.game else None}
+            ratings = RatingsWrite(room.id, deltas, record)
+        new_version = self._write(room, version, expires, ratings)
         if before in (Status.WAITING, Status.PLAYING) and room.status in (Status.FINISHED,
                                                                            Status.CLOSED):
             host = room.host
@@ -279,15 +292,17 @@ class Service:
         _after_commit(self.deps, room, new_version, events)
         return new_version
 
-    def _apply_ratings(self, room: Room, deltas: dict[str, float]) -> None:
-        record = {"room_id": room.id, "results": room.results,
-                  "finished_at": room.game.finished_at if room.game else None}
-        for _ in range(3):
-            try:
-                self.store.apply_ratings(room.id, deltas, record)
-                return
-            except Exception:
-                log.exception("applying ratings of room %s failed; retrying", room.id)
+    def _write(self, room: Room, version: int, expires: int | None,
+               ratings: RatingsWrite | None) -> int:
+        """The conditional room write, carrying the ratings of a game it finishes."""
+        try:
+            return self.store.save_room(room.id, room.to_dict(), summary(room), version,
+                                        expires_at_s=expires, ratings=ratings)
+        except (UnknownUser, TooManyRatingChanges):
+            # Ratings that cannot be applied must not stop the game from finishing.
+            log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
+        return self.store.save_room(room.id, room.to_dict(), summary(room), version,
+                                    expires_at_s=expires)
 
     @staticmethod
     def _quietly(fn: Callable[..., Any], *args: Any) -> None:

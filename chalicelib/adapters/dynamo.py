@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import threading
 import zlib
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    RatingsWrite,
     RoomExists,
     RoomLimitReached,
     StoredRoom,
@@ -56,6 +58,9 @@ COMPRESS_ABOVE = 256
 DEFAULT_RATING = 1500
 INVITATION_TTL_SECONDS = 7 * 24 * 3600
 MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
+TRANSACTION_ATTEMPTS = 3  # a transaction cancelled by a concurrent write is tried again
+
+log = logging.getLogger(__name__)
 
 Item = dict[str, Any]
 
@@ -292,16 +297,43 @@ class DynamoStore:
         expected_version: int,
         *,
         expires_at_s: int | None = None,
+        ratings: RatingsWrite | None = None,
     ) -> int:
-        """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem)."""
-        new_version = expected_version + 1
+        """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem).
+
+        With ``ratings``: one TransactWriteItems holding the room update, the game record and
+        each rating update, so a finished rated game never exists without its ratings.
+        """
+        update = self._room_update(room_id, state, summary, expected_version, expires_at_s)
+        if ratings is not None:
+            return self._save_room_rated(room_id, expected_version, update, ratings)
+        return self._update_room(room_id, expected_version, update)
+
+    def _update_room(self, room_id: str, expected_version: int, update: dict[str, Any]) -> int:
+        try:
+            self.client.update_item(**update)
+        except Exception as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+            old = getattr(err, "response", {}).get("Item")
+            raise VersionConflict(room_id, expected_version, _stored(old)) from None
+        return expected_version + 1
+
+    def _room_update(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        expires_at_s: int | None,
+    ) -> dict[str, Any]:
         name, value = encode_state(state)
         other = "state" if name == "state_z" else "state_z"
         status = str(summary.get("status", ""))
         sets = "#cur = :cur, version = :new, summary = :summary, #status = :status, gsi1pk = :g"
         values: dict[str, Any] = {
             ":cur": value,
-            ":new": _n(new_version),
+            ":new": _n(expected_version + 1),
             ":expected": _n(expected_version),
             ":summary": _s(_compact(summary)),
             ":status": _s(status),
@@ -310,31 +342,56 @@ class DynamoStore:
         if expires_at_s is not None:
             sets += ", expires_at = :exp"
             values[":exp"] = _n(expires_at_s)
-        try:
-            self.client.update_item(
-                TableName=self.table_name,
-                Key={
-                    "pk": _s(f"ROOM#{room_id}"),
-                    "sk": _s("ROOM"),
-                },
-                UpdateExpression=f"SET {sets} REMOVE #other",
-                # Optimistic concurrency: write only over the version this change was based on.
-                ConditionExpression="version = :expected",
-                ExpressionAttributeNames={"#cur": name, "#other": other, "#status": "status"},
-                ExpressionAttributeValues=values,
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except Exception as err:
-            if _code(err) != "ConditionalCheckFailedException":
+        return {
+            "TableName": self.table_name,
+            "Key": {"pk": _s(f"ROOM#{room_id}"), "sk": _s("ROOM")},
+            "UpdateExpression": f"SET {sets} REMOVE #other",
+            # Optimistic concurrency: write only over the version this change was based on.
+            "ConditionExpression": "version = :expected",
+            "ExpressionAttributeNames": {"#cur": name, "#other": other, "#status": "status"},
+            "ExpressionAttributeValues": values,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+
+    def _save_room_rated(
+        self, room_id: str, expected_version: int, update: dict[str, Any], ratings: RatingsWrite
+    ) -> int:
+        # The room is item 0 and the game record item 1 (the reasons below rely on it).
+        if len(ratings.changes) > MAX_RATING_CHANGES - 1:
+            raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
+        items = [
+            {"Update": update},
+            *self._rating_items(ratings.game_key, ratings.changes, ratings.record),
+        ]
+        attempts = 1
+        while True:
+            try:
+                self.client.transact_write_items(TransactItems=items)
+                return expected_version + 1
+            except Exception as err:
+                reasons = _cancellation_codes(err)
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    raise VersionConflict(
+                        room_id, expected_version, self._current_room(room_id, err)
+                    ) from None
+                if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                    # Applied before (a retried write): the ratings must not move twice.
+                    log.warning("ratings of game %s already applied; saving room only",
+                                ratings.game_key)
+                    return self._update_room(room_id, expected_version, update)
+                if "ConditionalCheckFailed" in reasons[2:]:
+                    raise UnknownUser("a rated user does not exist") from None
+                # Cancelled by a concurrent write to one of the items: nothing was written.
+                if "TransactionConflict" in reasons and attempts < TRANSACTION_ATTEMPTS:
+                    attempts += 1
+                    continue
                 raise
-            old = getattr(err, "response", {}).get("Item")
-            current = (
-                StoredRoom(state=decode_state(old), version=int(old["version"]["N"]))
-                if old
-                else None
-            )
-            raise VersionConflict(room_id, expected_version, current) from None
-        return new_version
+
+    def _current_room(self, room_id: str, err: Exception) -> StoredRoom | None:
+        """The room as it is now: from the cancelled transaction's reason, else one read."""
+        reasons = getattr(err, "response", {}).get("CancellationReasons") or []
+        old = reasons[0].get("Item") if reasons else None
+        return _stored(old) if old else self.get_room(room_id)
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first (one GSI Query)."""
@@ -502,6 +559,23 @@ class DynamoStore:
         """Add each delta and store the game record in one transaction; False if done before."""
         if len(changes) > MAX_RATING_CHANGES:
             raise TooManyRatingChanges(f"{len(changes)} rating changes in one game")
+        try:
+            self.client.transact_write_items(
+                TransactItems=self._rating_items(game_key, changes, record)
+            )
+        except Exception as err:
+            reasons = _cancellation_codes(err)
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                return False
+            if "ConditionalCheckFailed" in reasons[1:]:
+                raise UnknownUser("a rated user does not exist") from None
+            raise
+        return True
+
+    def _rating_items(
+        self, game_key: str, changes: dict[str, float], record: JsonDict
+    ) -> list[dict[str, Any]]:
+        """Transaction items: the game record (first, once only), then one update per user."""
         items: list[dict[str, Any]] = [
             {
                 "Put": {
@@ -533,16 +607,7 @@ class DynamoStore:
                     }
                 }
             )
-        try:
-            self.client.transact_write_items(TransactItems=items)
-        except Exception as err:
-            reasons = _cancellation_codes(err)
-            if reasons and reasons[0] == "ConditionalCheckFailed":
-                return False
-            if "ConditionalCheckFailed" in reasons[1:]:
-                raise UnknownUser("a rated user does not exist") from None
-            raise
-        return True
+        return items
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
         """The record stored by ``apply_ratings`` for this game, or None."""
@@ -832,6 +897,12 @@ class DynamoStore:
             if not last:
                 return
             params["ExclusiveStartKey"] = last
+
+
+def _stored(item: Item | None) -> StoredRoom | None:
+    if not item:
+        return None
+    return StoredRoom(state=decode_state(item), version=int(item["version"]["N"]))
 
 
 def _cancellation_codes(err: Exception) -> list[str]:

@@ -25,6 +25,7 @@ from chalicelib.adapters.dynamo import (
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    RatingsWrite,
     RoomExists,
     RoomLimitReached,
     StoredRoom,
@@ -130,16 +131,30 @@ class MemoryStore:
         expected_version: int,
         *,
         expires_at_s: int | None = None,
+        ratings: RatingsWrite | None = None,
     ) -> int:
-        """Replace a room's state if still at ``expected_version``; return the new version."""
+        """Replace a room's state if still at ``expected_version``; return the new version.
+
+        With ``ratings``, the deltas and the game record are applied in the same locked step
+        (once per game key; the room alone is written when the record exists).
+        """
+        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
+            raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
+        # Everything that can fail happens before the first change: all or nothing.
+        state_text, summary_copy = json.dumps(state), _copy(summary)
+        record: JsonDict = {} if ratings is None else _copy(ratings.record)
         with self._lock:
             room = self._rooms.get(room_id)
             if room is None or room.version != expected_version:
                 current = None if room is None else StoredRoom(json.loads(room.state), room.version)
                 raise VersionConflict(room_id, expected_version, current)
-            room.state = json.dumps(state)
+            if ratings is not None and ratings.game_key not in self._games:
+                if any(uid not in self._users for uid in ratings.changes):
+                    raise UnknownUser("a rated user does not exist")
+                self._add_ratings(ratings.game_key, ratings.changes, record)
+            room.state = state_text
             room.version = expected_version + 1
-            room.summary = _copy(summary)
+            room.summary = summary_copy
             if expires_at_s is not None:
                 room.expires_at = expires_at_s
             return room.version
@@ -243,12 +258,16 @@ class MemoryStore:
                 return False
             if any(uid not in self._users for uid in changes):
                 raise UnknownUser("a rated user does not exist")
-            for uid, delta in changes.items():
-                user = self._users[uid]
-                base = Decimal(DEFAULT_RATING) if user.rating is None else user.rating
-                user.rating = _DECIMAL.add(base, Decimal(repr(float(delta))))
-            self._games[game_key] = _copy(record)
+            self._add_ratings(game_key, changes, _copy(record))
             return True
+
+    def _add_ratings(self, game_key: str, changes: dict[str, float], record: JsonDict) -> None:
+        """Add each delta and keep ``record`` (the caller holds the lock and checked the users)."""
+        for uid, delta in changes.items():
+            user = self._users[uid]
+            base = Decimal(DEFAULT_RATING) if user.rating is None else user.rating
+            user.rating = _DECIMAL.add(base, Decimal(repr(float(delta))))
+        self._games[game_key] = record
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
         """The record stored by ``apply_ratings`` for this game, or None."""

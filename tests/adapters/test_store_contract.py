@@ -10,9 +10,11 @@ import pytest
 
 from chalicelib.adapters.memory import MemoryStore
 from chalicelib.ports import (
+    RatingsWrite,
     RoomExists,
     RoomLimitReached,
     Store,
+    TooManyRatingChanges,
     UnknownUser,
     UserExists,
     UsernameTaken,
@@ -195,6 +197,79 @@ def test_rating_change_for_unknown_user_applies_nothing(store: Store) -> None:
     assert store.get_game_record("g") is None
 
 
+def _two_players(store: Store) -> RatingsWrite:
+    store.create_user("a", "a", "h", False, "A")
+    store.create_user("b", "b", "h", False, "B")
+    store.create_room("r1", {"phase": "playing"}, _summary(status="playing"))
+    return RatingsWrite("r1", {"a": 16.0, "b": -16.0}, {"room_id": "r1", "results": {"x": 1}})
+
+
+def test_save_with_ratings_writes_room_ratings_and_record_together(store: Store) -> None:
+    ratings = _two_players(store)
+    finished = _summary(status="finished")
+    assert store.save_room("r1", {"phase": "finished"}, finished, 1, ratings=ratings) == 2
+    room = store.get_room("r1")
+    assert room is not None and (room.state, room.version) == ({"phase": "finished"}, 2)
+    assert store.get_ratings(["a", "b"]) == {"a": 1516.0, "b": 1484.0}
+    assert store.get_game_record("r1") == {"room_id": "r1", "results": {"x": 1}}
+    assert [r["id"] for r in store.list_rooms("finished")] == ["r1"]
+    # The record makes the ratings once-only for apply_ratings too.
+    assert store.apply_ratings("r1", {"a": 16.0, "b": -16.0}, {}) is False
+
+
+def test_lost_race_with_ratings_applies_none_and_carries_the_current_room(store: Store) -> None:
+    ratings = _two_players(store)
+    store.save_room("r1", {"phase": "other"}, SUMMARY, expected_version=1)
+    with pytest.raises(VersionConflict) as err:
+        store.save_room("r1", {"phase": "finished"}, SUMMARY, 1, ratings=ratings)
+    assert err.value.current is not None
+    assert (err.value.current.state, err.value.current.version) == ({"phase": "other"}, 2)
+    assert store.get_ratings(["a", "b"]) == {"a": 1500.0, "b": 1500.0}
+    assert store.get_game_record("r1") is None
+    room = store.get_room("r1")
+    assert room is not None and (room.state, room.version) == ({"phase": "other"}, 2)
+
+
+def test_ratings_of_a_missing_room_apply_nothing(store: Store) -> None:
+    ratings = _two_players(store)
+    with pytest.raises(VersionConflict) as err:
+        store.save_room("ghost", {}, SUMMARY, 1, ratings=ratings)
+    assert err.value.current is None
+    assert store.get_ratings(["a"]) == {"a": 1500.0} and store.get_game_record("r1") is None
+
+
+def test_second_save_with_the_same_ratings_writes_the_room_only(store: Store) -> None:
+    ratings = _two_players(store)
+    store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=ratings)
+    again = RatingsWrite("r1", {"a": 50.0, "b": -50.0}, {"room_id": "r1", "results": "later"})
+    assert store.save_room("r1", {"n": 2}, SUMMARY, 2, ratings=again) == 3
+    room = store.get_room("r1")
+    assert room is not None and (room.state, room.version) == ({"n": 2}, 3)
+    assert store.get_ratings(["a", "b"]) == {"a": 1516.0, "b": 1484.0}
+    assert store.get_game_record("r1") == {"room_id": "r1", "results": {"x": 1}}
+    with pytest.raises(VersionConflict):
+        store.save_room("r1", {"n": "stale"}, SUMMARY, 2, ratings=again)
+
+
+def test_ratings_for_an_unknown_user_write_neither_room_nor_ratings(store: Store) -> None:
+    _two_players(store)
+    bad = RatingsWrite("r1", {"a": 10.0, "ghost": -10.0}, {})
+    with pytest.raises(UnknownUser):
+        store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=bad)
+    room = store.get_room("r1")
+    assert room is not None and room.version == 1
+    assert store.get_ratings(["a"]) == {"a": 1500.0} and store.get_game_record("r1") is None
+
+
+def test_too_many_rating_changes_with_a_room_are_refused_before_writing(store: Store) -> None:
+    _two_players(store)
+    many = RatingsWrite("r1", {f"u{i}": 1.0 for i in range(99)}, {})
+    with pytest.raises(TooManyRatingChanges):
+        store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=many)
+    room = store.get_room("r1")
+    assert room is not None and room.version == 1
+
+
 def test_invitations_list_oldest_first_and_can_be_removed(store: Store) -> None:
     store.add_invitation("u1", "r2", "Bob", now_ms=2_000)
     store.add_invitation("u1", "r1", "Alice", now_ms=1_000)
@@ -318,3 +393,40 @@ def test_racing_ticket_consumers_have_exactly_one_winner(store: Store) -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         users = list(pool.map(consume, range(16)))
     assert users.count("u1") == 1 and users.count(None) == 15
+
+
+def test_dynamo_retries_a_rated_save_cancelled_by_a_concurrent_write(moto_aws: None) -> None:
+    # DynamoDB only: a transaction that touched an item being written elsewhere is cancelled
+    # with TransactionConflict and nothing applied, so trying it again is safe.
+    from botocore.exceptions import ClientError
+
+    from chalicelib.adapters.dynamo import DynamoStore, count_requests
+
+    store = DynamoStore("liars-retry", "us-east-1")
+    store.ensure_table()
+    ratings = _two_players(store)
+    real = store.client.transact_write_items
+    calls: list[int] = []
+
+    def conflict_once(**kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            reasons = [{"Code": "None"}, {"Code": "None"}, {"Code": "TransactionConflict"}]
+            raise ClientError(
+                {
+                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                    "CancellationReasons": reasons,
+                },
+                "TransactWriteItems",
+            )
+        return real(**kwargs)
+
+    store.client.transact_write_items = conflict_once
+    requests = count_requests(store)
+    assert store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=ratings) == 2
+    assert len(calls) == 2
+    # Room, record and ratings went in that one transaction: no separate room write.
+    assert dict(requests) == {"TransactWriteItems": 1}
+    room = store.get_room("r1")
+    assert room is not None and room.state == {"n": 1}
+    assert store.get_ratings(["a", "b"]) == {"a": 1516.0, "b": 1484.0}
