@@ -21,6 +21,11 @@ class LazyClient:
         self._kwargs = kwargs
         self._lock = threading.Lock()
 
+    @property
+    def created(self) -> bool:
+        """Whether the client exists yet (injected or made by ``get``)."""
+        return self._client is not None
+
     def get(self) -> Any:
         """The client, created once even under concurrent first calls."""
         if self._client is None:

@@ -32,13 +32,13 @@ import hashlib
 import json
 import logging
 import secrets
-import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.adapters._aws import LazyClient
 from chalicelib.ports import (
     Connection,
     JsonDict,
@@ -151,21 +151,12 @@ class DynamoStore:
         self.table_name = table_name
         self.region = region
         self.connection_ttl_seconds = connection_ttl_seconds
-        self._client = client
-        self._client_lock = threading.Lock()
+        self._client = LazyClient("dynamodb", client=client, region_name=region)
 
     @property
     def client(self) -> Any:
         """The boto3 DynamoDB client, created on first use."""
-        if self._client is None:
-            with self._client_lock:
-                if self._client is None:
-                    import boto3
-                    from botocore.config import Config
-
-                    config = Config(retries={"mode": "standard", "max_attempts": 3})
-                    self._client = boto3.client("dynamodb", region_name=self.region, config=config)
-        return self._client
+        return self._client.get()
 
     # --- table ------------------------------------------------------------------------
 

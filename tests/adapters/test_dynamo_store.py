@@ -172,6 +172,6 @@ def test_finished_room_can_be_given_an_expiry(dynamo: DynamoStore) -> None:
 
 def test_client_is_created_lazily(aws_env: None) -> None:
     store = DynamoStore("t", "us-east-1")
-    assert store._client is None
+    assert not store._client.created
     with mock_aws():
         assert store.client is store.client
