@@ -70,10 +70,17 @@ def _parse_body(model: type[BaseModel] | None, raw: bytes | str | None) -> Any:
     return model.model_validate(data)
 
 
-def api(method: str, path: str, *, summary: str, auth: s.Auth = "none",
-        body_model: type[BaseModel] | None = None, answer: type[BaseModel] | None = None,
-        status: int = 200, query: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]],
-                                                                     Callable[..., Any]]:
+def api(
+    method: str,
+    path: str,
+    *,
+    summary: str,
+    auth: s.Auth = "none",
+    body_model: type[BaseModel] | None = None,
+    answer: type[BaseModel] | None = None,
+    status: int = 200,
+    query: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper."""
     s.ROUTES.append(s.RouteSpec(method, path, summary, auth, body_model, answer, status, query))
 
@@ -86,8 +93,9 @@ def api(method: str, path: str, *, summary: str, auth: s.Auth = "none",
                 request = app.current_request
                 raw = request.raw_body if request is not None else b""
                 if raw and len(raw) > s.MAX_BODY_BYTES:
-                    raise ApiError(413, "body_too_large",
-                                   f"bodies are limited to {s.MAX_BODY_BYTES} bytes")
+                    raise ApiError(
+                        413, "body_too_large", f"bodies are limited to {s.MAX_BODY_BYTES} bytes"
+                    )
                 for value in params.values():
                     if len(value) > MAX_PATH_PARAM or not value.isprintable():
                         raise ApiError(404, "not_found", "no such resource")
@@ -106,8 +114,10 @@ def api(method: str, path: str, *, summary: str, auth: s.Auth = "none",
                 if known is not None:
                     return _json(*known)
                 if isinstance(exc, ChaliceViewError):
-                    return _json(exc.STATUS_CODE if exc.STATUS_CODE < 500 else 400,
-                                 body("bad_request", str(exc)))
+                    return _json(
+                        exc.STATUS_CODE if exc.STATUS_CODE < 500 else 400,
+                        body("bad_request", str(exc)),
+                    )
                 log.exception("unexpected error in %s %s", method, path)
                 return _json(500, body("internal_error", "something went wrong on our side"))
 
@@ -132,15 +142,27 @@ def openapi() -> dict[str, Any]:
 # --- accounts --------------------------------------------------------------------------------
 
 
-@api("POST", "/auth/guest", summary="Sign in as a guest", body_model=s.GuestBody,
-     answer=s.AuthAnswer, status=201)
+@api(
+    "POST",
+    "/auth/guest",
+    summary="Sign in as a guest",
+    body_model=s.GuestBody,
+    answer=s.AuthAnswer,
+    status=201,
+)
 def auth_guest(call: Call) -> Any:
     """A new anonymous account and its token."""
     return _service().guest(call.body.name)
 
 
-@api("POST", "/auth/register", summary="Register", body_model=s.Credentials,
-     answer=s.AuthAnswer, status=201)
+@api(
+    "POST",
+    "/auth/register",
+    summary="Register",
+    body_model=s.Credentials,
+    answer=s.AuthAnswer,
+    status=201,
+)
 def auth_register(call: Call) -> Any:
     """A new registered account and its token."""
     return _service().register(call.body.username, call.body.password)
@@ -158,15 +180,27 @@ def me(call: Call) -> Any:
     return _service().me(call.caller)
 
 
-@api("PATCH", "/me/preferences", summary="Set preferences", auth="signed_in",
-     body_model=s.PreferencesBody, answer=s.PreferencesAnswer)
+@api(
+    "PATCH",
+    "/me/preferences",
+    summary="Set preferences",
+    auth="signed_in",
+    body_model=s.PreferencesBody,
+    answer=s.PreferencesAnswer,
+)
 def me_preferences(call: Call) -> Any:
     """Store the continue mode (and apply it in the caller's rooms)."""
     return _service().set_preferences(call.caller, call.body.continue_mode, call.body.room_id)
 
 
-@api("POST", "/realtime/tickets", summary="Get a WebSocket ticket", auth="signed_in",
-     answer=s.TicketAnswer, status=201)
+@api(
+    "POST",
+    "/realtime/tickets",
+    summary="Get a WebSocket ticket",
+    auth="signed_in",
+    answer=s.TicketAnswer,
+    status=201,
+)
 def realtime_ticket(call: Call) -> Any:
     """A single-use, short-lived WebSocket ticket."""
     return _service().ticket(call.caller)
@@ -181,8 +215,15 @@ def rooms_list(call: Call) -> Any:
     return _service().list_rooms(call.query.get("status"))
 
 
-@api("POST", "/rooms", summary="Create a room", auth="signed_in", body_model=s.CreateRoomBody,
-     answer=s.RoomView, status=201)
+@api(
+    "POST",
+    "/rooms",
+    summary="Create a room",
+    auth="signed_in",
+    body_model=s.CreateRoomBody,
+    answer=s.RoomView,
+    status=201,
+)
 def rooms_create(call: Call) -> Any:
     """A new room; the creator is host and ready."""
     settings = call.body.settings.changes() if call.body.settings else None
@@ -195,113 +236,195 @@ def room_get(call: Call, room_id: str) -> Any:
     return _service().get_room(room_id, call.caller)
 
 
-@api("PATCH", "/rooms/{room_id}/settings", summary="Edit settings", auth="signed_in",
-     body_model=s.SettingsBody, answer=s.RoomView)
+@api(
+    "PATCH",
+    "/rooms/{room_id}/settings",
+    summary="Edit settings",
+    auth="signed_in",
+    body_model=s.SettingsBody,
+    answer=s.RoomView,
+)
 def room_settings(call: Call, room_id: str) -> Any:
     """The host edits settings while waiting."""
     return _service().update_settings(call.caller, room_id, call.body.changes())
 
 
-@api("POST", "/rooms/{room_id}/join", summary="Join a room", auth="registered",
-     body_model=s.JoinBody, answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/join",
+    summary="Join a room",
+    auth="registered",
+    body_model=s.JoinBody,
+    answer=s.RoomView,
+)
 def room_join(call: Call, room_id: str) -> Any:
     """Join, or request to join in approval mode."""
     return _service().join(call.caller, room_id, call.body.passcode)
 
 
-@api("POST", "/rooms/{room_id}/leave", summary="Leave a room", auth="signed_in",
-     answer=s.RoomView)
+@api("POST", "/rooms/{room_id}/leave", summary="Leave a room", auth="signed_in", answer=s.RoomView)
 def room_leave(call: Call, room_id: str) -> Any:
     """Leave a waiting room or withdraw a request."""
     return _service().leave(call.caller, room_id)
 
 
-@api("PUT", "/rooms/{room_id}/ready", summary="Set ready", auth="signed_in",
-     body_model=s.ReadyBody, answer=s.RoomView)
+@api(
+    "PUT",
+    "/rooms/{room_id}/ready",
+    summary="Set ready",
+    auth="signed_in",
+    body_model=s.ReadyBody,
+    answer=s.RoomView,
+)
 def room_ready(call: Call, room_id: str) -> Any:
     """A member toggles ready."""
     return _service().set_ready(call.caller, room_id, call.body.ready)
 
 
-@api("POST", "/rooms/{room_id}/requests/{user_id}/approve", summary="Approve a request",
-     auth="signed_in", answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/requests/{user_id}/approve",
+    summary="Approve a request",
+    auth="signed_in",
+    answer=s.RoomView,
+)
 def room_approve(call: Call, room_id: str, user_id: str) -> Any:
     """The host seats a requester."""
     return _service().approve(call.caller, room_id, user_id)
 
 
-@api("POST", "/rooms/{room_id}/requests/{user_id}/deny", summary="Deny a request",
-     auth="signed_in", answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/requests/{user_id}/deny",
+    summary="Deny a request",
+    auth="signed_in",
+    answer=s.RoomView,
+)
 def room_deny(call: Call, room_id: str, user_id: str) -> Any:
     """The host denies a requester."""
     return _service().deny(call.caller, room_id, user_id)
 
 
-@api("POST", "/rooms/{room_id}/invitations", summary="Invite a user", auth="signed_in",
-     body_model=s.InviteBody, answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/invitations",
+    summary="Invite a user",
+    auth="signed_in",
+    body_model=s.InviteBody,
+    answer=s.RoomView,
+)
 def room_invite(call: Call, room_id: str) -> Any:
     """The host invites a registered user by username."""
     return _service().invite(call.caller, room_id, call.body.username)
 
 
-@api("POST", "/rooms/{room_id}/bots", summary="Add a bot", auth="signed_in",
-     body_model=s.AddBotBody, answer=s.RoomView, status=201)
+@api(
+    "POST",
+    "/rooms/{room_id}/bots",
+    summary="Add a bot",
+    auth="signed_in",
+    body_model=s.AddBotBody,
+    answer=s.RoomView,
+    status=201,
+)
 def room_add_bot(call: Call, room_id: str) -> Any:
     """The host adds a bot."""
     return _service().add_bot(call.caller, room_id, call.body.level)
 
 
-@api("DELETE", "/rooms/{room_id}/bots/{player_id}", summary="Remove a bot", auth="signed_in",
-     answer=s.RoomView)
+@api(
+    "DELETE",
+    "/rooms/{room_id}/bots/{player_id}",
+    summary="Remove a bot",
+    auth="signed_in",
+    answer=s.RoomView,
+)
 def room_remove_bot(call: Call, room_id: str, player_id: str) -> Any:
     """The host removes a bot."""
     return _service().remove_bot(call.caller, room_id, player_id)
 
 
-@api("POST", "/rooms/{room_id}/start", summary="Start the game", auth="signed_in",
-     answer=s.RoomView)
+@api(
+    "POST", "/rooms/{room_id}/start", summary="Start the game", auth="signed_in", answer=s.RoomView
+)
 def room_start(call: Call, room_id: str) -> Any:
     """The host starts play."""
     return _service().start(call.caller, room_id)
 
 
-@api("POST", "/rooms/{room_id}/actions", summary="Act in the game", auth="signed_in",
-     body_model=s.ActionBody, answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/actions",
+    summary="Act in the game",
+    auth="signed_in",
+    body_model=s.ActionBody,
+    answer=s.RoomView,
+)
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
     return _service().act(call.caller, room_id, call.body.root.model_dump())
 
 
-@api("POST", "/rooms/{room_id}/tick", summary="Apply passed deadlines", auth="optional",
-     answer=s.RoomView)
+@api(
+    "POST",
+    "/rooms/{room_id}/tick",
+    summary="Apply passed deadlines",
+    auth="optional",
+    answer=s.RoomView,
+)
 def room_tick(call: Call, room_id: str) -> Any:
     """The server applies every deadline that has passed."""
     return _service().tick(room_id, call.caller)
 
 
-@api("POST", "/rooms/{room_id}/recreate", summary="Recreate the room", auth="signed_in",
-     answer=s.RoomView, status=201)
+@api(
+    "POST",
+    "/rooms/{room_id}/recreate",
+    summary="Recreate the room",
+    auth="signed_in",
+    answer=s.RoomView,
+    status=201,
+)
 def room_recreate(call: Call, room_id: str) -> Any:
     """A participant opens a new room with the same settings."""
     return _service().recreate(call.caller, room_id)
 
 
-@api("GET", "/rooms/{room_id}/chat", summary="Read chat", auth="optional", answer=s.ChatAnswer,
-     query=("after",))
+@api(
+    "GET",
+    "/rooms/{room_id}/chat",
+    summary="Read chat",
+    auth="optional",
+    answer=s.ChatAnswer,
+    query=("after",),
+)
 def room_chat(call: Call, room_id: str) -> Any:
     """Messages in order."""
     return _service().chat(room_id, call.query.get("after"))
 
 
-@api("POST", "/rooms/{room_id}/chat", summary="post chat", auth="registered",
-     body_model=s.ChatBody, answer=s.ChatMessage, status=201)
+@api(
+    "POST",
+    "/rooms/{room_id}/chat",
+    summary="post chat",
+    auth="registered",
+    body_model=s.ChatBody,
+    answer=s.ChatMessage,
+    status=201,
+)
 def room_chat_post(call: Call, room_id: str) -> Any:
     """A registered user posts a message."""
     return _service().post_chat(call.caller, room_id, call.body.text)
 
 
-@api("POST", "/rooms/{room_id}/elo-preview", summary="Preview rating changes",
-     auth="signed_in", body_model=s.EloPreviewBody, answer=s.EloAnswer)
+@api(
+    "POST",
+    "/rooms/{room_id}/elo-preview",
+    summary="Preview rating changes",
+    auth="signed_in",
+    body_model=s.EloPreviewBody,
+    answer=s.EloAnswer,
+)
 def room_elo_preview(call: Call, room_id: str) -> Any:
     """The rating changes a finishing order would produce."""
     return _service().elo_preview(call.caller, room_id, call.body.order)

@@ -27,9 +27,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-                   "AWS_DEFAULT_REGION": "us-east-1",
-                   "TOKEN_SECRET": "bench-secret-that-is-long-enough-0123456789"})
+os.environ.update(
+    {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "TOKEN_SECRET": "bench-secret-that-is-long-enough-0123456789",
+    }
+)
 
 from moto import mock_aws
 
@@ -106,8 +111,13 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
     client.meta.events.register("after-call.dynamodb", after)
     store = TimedStore(raw)
     clock = FakeClock()
-    deps = wiring.Deps(store=store, notifier=FakeNotifier(), timers=FakeTimers(),  # type: ignore[arg-type]
-                       clock=clock, roller=SeededRoller(seed))
+    deps = wiring.Deps(
+        store=store,
+        notifier=FakeNotifier(),
+        timers=FakeTimers(),  # type: ignore[arg-type]
+        clock=clock,
+        roller=SeededRoller(seed),
+    )
     wiring.set_deps(deps)
     service = Service(deps)
     users = [service.register(f"{label}h{i}", "bench-password")["user"] for i in range(2)]
@@ -121,8 +131,9 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
     service.start(callers[0], rid)
 
     def room_item() -> dict[str, Any]:
-        return client.get_item(TableName=TABLE, Key={"pk": {"S": f"ROOM#{rid}"},
-                                                     "sk": {"S": "ROOM"}})["Item"]
+        return client.get_item(
+            TableName=TABLE, Key={"pk": {"S": f"ROOM#{rid}"}, "sk": {"S": "ROOM"}}
+        )["Item"]
 
     sizes = [item_size(room_item())]
     per_action: list[Counter[str]] = []
@@ -146,11 +157,19 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
         if bid and (rng.random() < 0.35 or bid["quantity"] >= game["total_dice"]):
             action: dict[str, Any] = {"type": "liar", "turn": turn}
         elif bid is None:
-            action = {"type": "bid", "quantity": max(1, game["total_dice"] // 4),
-                      "face": rng.randint(2, 6), "turn": turn}
+            action = {
+                "type": "bid",
+                "quantity": max(1, game["total_dice"] // 4),
+                "face": rng.randint(2, 6),
+                "turn": turn,
+            }
         elif bid["face"] < 6:
-            action = {"type": "bid", "quantity": bid["quantity"], "face": bid["face"] + 1,
-                      "turn": turn}
+            action = {
+                "type": "bid",
+                "quantity": bid["quantity"],
+                "face": bid["face"] + 1,
+                "turn": turn,
+            }
         else:
             action = {"type": "bid", "quantity": bid["quantity"] + 1, "face": 2, "turn": turn}
         counts.clear()
@@ -173,17 +192,25 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
     billed = [c["_billed_wcu"] for c in per_action]
     room_path = sum(c["GetItem"] + c["UpdateItem"] for c in per_action) / n
     print(f"== {label}: {2 + bots} players × {dice} dice, {n} player actions")
-    print("  DynamoDB requests per player action (mean): "
-          + ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(ops.items()))
-          + f"; total {sum(ops.values()) / n:.2f}")
-    print(f"  room read+write per action (GetItem+UpdateItem): {room_path:.2f}; the rest is "
-          "the push fan-out's subscriber Query and, at game end, ratings")
-    print(f"  write units per action: billed by item size mean {statistics.mean(billed):.2f}, "
-          f"max {max(billed)}; moto-reported mean "
-          f"{statistics.mean(wcu) if wcu else float('nan'):.2f}")
+    print(
+        "  DynamoDB requests per player action (mean): "
+        + ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(ops.items()))
+        + f"; total {sum(ops.values()) / n:.2f}"
+    )
+    print(
+        f"  room read+write per action (GetItem+UpdateItem): {room_path:.2f}; the rest is "
+        "the push fan-out's subscriber Query and, at game end, ratings"
+    )
+    print(
+        f"  write units per action: billed by item size mean {statistics.mean(billed):.2f}, "
+        f"max {max(billed)}; moto-reported mean "
+        f"{statistics.mean(wcu) if wcu else float('nan'):.2f}"
+    )
     print(f"  room item size: start {sizes[0]} B, largest {max(sizes)} B, end {sizes[-1]} B")
-    print(f"  median in-process time per action excluding storage: "
-          f"{statistics.median(cpu) * 1000:.2f} ms")
+    print(
+        f"  median in-process time per action excluding storage: "
+        f"{statistics.median(cpu) * 1000:.2f} ms"
+    )
 
 
 def main() -> None:

@@ -50,8 +50,7 @@ def bot_room(levels: list[str], settings: Settings) -> Room:
     """A room of bots only, seated in the given order."""
     room = Room(id="bench", host_id="", created_by_guest=True, created_at=0, settings=settings)
     for i, level in enumerate(levels):
-        room.players.append(Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot",
-                                   level=level))
+        room.players.append(Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot", level=level))
     return room
 
 
@@ -72,8 +71,9 @@ def run_config(args: tuple[int, int, str, str, int, int, int]) -> tuple[Any, ...
     """Play ``games`` games of one configuration; return the strong seat's wins."""
     players, wild, penalty, opponent, games, dice, base_seed = args
     # the same seeds for every opponent, so rows differ only by the opponent
-    config_no = [2, 4, 6, 3, 5, 7, 8, 9, 10].index(players) * 4 + (wild // 5) * 2 + (
-        penalty == "give")
+    config_no = (
+        [2, 4, 6, 3, 5, 7, 8, 9, 10].index(players) * 4 + (wild // 5) * 2 + (penalty == "give")
+    )
     settings = Settings(starting_dice=dice, wildcard_chance=wild, penalty=penalty)
     wins = 0
     for g in range(games):
@@ -114,8 +114,9 @@ def decision_times(samples: int, seed: int) -> list[int]:
 
 def main() -> None:
     """Run the benchmark and print the tables."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=400, help="games per configuration")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--dice", type=int, default=5, help="starting dice per player")
@@ -127,18 +128,25 @@ def main() -> None:
     parser.add_argument("--timing-samples", type=int, default=2000)
     args = parser.parse_args()
 
-    configs = [(n, w, pen, opp, args.games, args.dice, args.seed)
-               for n, w, pen, opp in itertools.product(args.players, args.wild, args.penalty,
-                                                       args.opponents)]
+    configs = [
+        (n, w, pen, opp, args.games, args.dice, args.seed)
+        for n, w, pen, opp in itertools.product(
+            args.players, args.wild, args.penalty, args.opponents
+        )
+    ]
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_config, configs))
     elapsed = time.perf_counter() - started
 
-    print(f"strong vs baselines: {args.games} games per row, {args.dice} dice each, "
-          f"seed {args.seed} ({elapsed:.0f} s)")
-    print(f"{'players':>7} {'wild':>5} {'penalty':>8} {'opponent':>9} {'win rate':>9} "
-          f"{'95% CI':>15} {'target':>7}")
+    print(
+        f"strong vs baselines: {args.games} games per row, {args.dice} dice each, "
+        f"seed {args.seed} ({elapsed:.0f} s)"
+    )
+    print(
+        f"{'players':>7} {'wild':>5} {'penalty':>8} {'opponent':>9} {'win rate':>9} "
+        f"{'95% CI':>15} {'target':>7}"
+    )
     failed = []
     for players, wild, penalty, opponent, wins, games in results:
         lo, hi = wilson(wins, games)
@@ -151,14 +159,18 @@ def main() -> None:
             mark = f"{target:>6.0%}{'' if ok else ' !'}"
             if not ok:
                 failed.append((players, wild, penalty, opponent))
-        print(f"{players:>7} {wild:>4}% {penalty:>8} {opponent:>9} {wins / games:>9.1%} "
-              f"[{lo:>5.1%}, {hi:>5.1%}] {mark}")
+        print(
+            f"{players:>7} {wild:>4}% {penalty:>8} {opponent:>9} {wins / games:>9.1%} "
+            f"[{lo:>5.1%}, {hi:>5.1%}] {mark}"
+        )
 
     times = decision_times(args.timing_samples, args.seed)
     median = statistics.median(times) / 1e6
     p90 = sorted(times)[int(len(times) * 0.9)] / 1e6
-    print(f"\nstrong decision at 10 players × 10 dice: median {median:.3f} ms, "
-          f"p90 {p90:.3f} ms over {len(times)} decisions (target: median ≤ 1 ms)")
+    print(
+        f"\nstrong decision at 10 players × 10 dice: median {median:.3f} ms, "
+        f"p90 {p90:.3f} ms over {len(times)} decisions (target: median ≤ 1 ms)"
+    )
     if failed:
         print(f"below target: {failed}")
 

@@ -33,10 +33,17 @@ def human_room(players: int, dice: int, seed: int) -> Room:
 
 def bot_room(players: int, dice: int) -> Room:
     """A room of strong bots only."""
-    room = Room(id="bots", host_id="p1", created_by_guest=False, created_at=T0,
-                settings=Settings.parse({"starting_dice": dice}))
-    room.players = [Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot", level="strong",
-                           ready=True) for i in range(players)]
+    room = Room(
+        id="bots",
+        host_id="p1",
+        created_by_guest=False,
+        created_at=T0,
+        settings=Settings.parse({"starting_dice": dice}),
+    )
+    room.players = [
+        Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot", level="strong", ready=True)
+        for i in range(players)
+    ]
     return room
 
 
@@ -51,8 +58,13 @@ def time_transitions(players: int, dice: int, samples: int) -> tuple[float, floa
         first = room.player(g.turn_player or "")
         assert first is not None
         t = time.perf_counter_ns()
-        game.act(room, first.id, {"type": "bid", "quantity": 2, "face": 3, "turn": g.turn},
-                 roller, T0 + 1000)
+        game.act(
+            room,
+            first.id,
+            {"type": "bid", "quantity": 2, "face": 3, "turn": g.turn},
+            roller,
+            T0 + 1000,
+        )
         bids.append(time.perf_counter_ns() - t)
         second = g.turn_player or ""
         t = time.perf_counter_ns()
@@ -87,8 +99,10 @@ def main() -> None:
     for players, dice in ((6, 5), (10, 10)):
         bid_us, liar_us = time_transitions(players, dice, args.samples)
         game_ms, rounds = time_bot_games(players, dice, args.games)
-        print(f"{players:>3} × {dice:<3} {bid_us:>9.1f} {liar_us:>9.1f} {game_ms:>12.1f} "
-              f"{rounds:>7.0f}")
+        print(
+            f"{players:>3} × {dice:<3} {bid_us:>9.1f} {liar_us:>9.1f} {game_ms:>12.1f} "
+            f"{rounds:>7.0f}"
+        )
     print("target: bid and liar medians under 200 µs at 6 × 5")
 
 

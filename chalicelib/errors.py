@@ -30,8 +30,15 @@ JsonDict = dict[str, Any]
 class ApiError(Exception):
     """An error answer decided outside the engine (auth, limits, body size, unknown room)."""
 
-    def __init__(self, status: int, code: str, message: str, *, field: str | None = None,
-                 room: JsonDict | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        room: JsonDict | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code

@@ -149,8 +149,9 @@ def after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> N
 # --- WebSocket: connect and disconnect ------------------------------------------------------------
 
 
-def connect(connection_id: str, query: Mapping[str, Any] | None, *,
-            deps: Deps | None = None) -> JsonDict:
+def connect(
+    connection_id: str, query: Mapping[str, Any] | None, *, deps: Deps | None = None
+) -> JsonDict:
     """Accept with a valid unused ticket (signed in) or none (spectator); refuse a bad one (401)."""
     d = deps or current_deps()
     now = d.clock.now_ms()
@@ -219,8 +220,11 @@ def parse_message(raw: str | None) -> ClientMessage:
     if raw is None or raw == "None" or not raw.strip():
         raise ApiError(400, "invalid_message", "send a JSON object with an action")
     if len(raw) > MAX_CLIENT_MESSAGE_CHARS:
-        raise ApiError(400, "message_too_large",
-                       f"messages are limited to {MAX_CLIENT_MESSAGE_CHARS} characters")
+        raise ApiError(
+            400,
+            "message_too_large",
+            f"messages are limited to {MAX_CLIENT_MESSAGE_CHARS} characters",
+        )
     try:
         data = json.loads(raw)
     except ValueError:
@@ -229,16 +233,20 @@ def parse_message(raw: str | None) -> ClientMessage:
         raise ApiError(400, "invalid_message", "send a JSON object with an action")
     action = data.get("action")
     if action not in ("subscribe", "unsubscribe", "tick", "ping"):
-        raise ApiError(400, "unknown_action",
-                       "action must be one of: subscribe, unsubscribe, tick, ping",
-                       field="action")
+        raise ApiError(
+            400,
+            "unknown_action",
+            "action must be one of: subscribe, unsubscribe, tick, ping",
+            field="action",
+        )
     try:
         return _CLIENT_MESSAGE.validate_python(data)
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in first.get("loc", ()) if p != action) or None
-        raise ApiError(400, "invalid_message", f"{loc or 'message'}: {first.get('msg')}",
-                       field=loc) from None
+        raise ApiError(
+            400, "invalid_message", f"{loc or 'message'}: {first.get('msg')}", field=loc
+        ) from None
 
 
 def _room_view_now(deps: Deps, room_id: str, user_id: str | None) -> JsonDict:
@@ -247,8 +255,9 @@ def _room_view_now(deps: Deps, room_id: str, user_id: str | None) -> JsonDict:
     return room_message(view(room, version, user_id), [])
 
 
-def answer_message(connection_id: str, raw: str | None, *,
-                   deps: Deps | None = None) -> list[JsonDict]:
+def answer_message(
+    connection_id: str, raw: str | None, *, deps: Deps | None = None
+) -> list[JsonDict]:
     """What the server sends back to this connection for one client message (never raises)."""
     d = deps or current_deps()
     context: JsonDict = {}
@@ -260,21 +269,26 @@ def answer_message(connection_id: str, raw: str | None, *,
         context["room_id"] = msg.room_id
         conn = d.store.get_connection(connection_id)
         if conn is None:
-            raise ApiError(401, "unknown_connection", "this connection is not registered; "
-                           "reconnect")
+            raise ApiError(
+                401, "unknown_connection", "this connection is not registered; reconnect"
+            )
         if isinstance(msg, UnsubscribeMessage):
             d.store.unsubscribe(connection_id, msg.room_id)
             return []
         if isinstance(msg, SubscribeMessage):
             if msg.room_id not in conn.rooms and len(conn.rooms) >= MAX_SUBSCRIPTIONS:
-                raise ApiError(429, "too_many_subscriptions",
-                               f"a connection may watch at most {MAX_SUBSCRIPTIONS} rooms")
+                raise ApiError(
+                    429,
+                    "too_many_subscriptions",
+                    f"a connection may watch at most {MAX_SUBSCRIPTIONS} rooms",
+                )
             if d.store.get_room(msg.room_id) is None:
                 raise ApiError(404, "unknown_room", "no such room")
             # Subscribe before reading, so no change can fall between the view and the pushes.
             if not d.store.subscribe(connection_id, msg.room_id):
-                raise ApiError(401, "unknown_connection", "this connection is not registered; "
-                               "reconnect")
+                raise ApiError(
+                    401, "unknown_connection", "this connection is not registered; reconnect"
+                )
         # subscribe and tick: the viewer's room now, with every passed deadline applied.
         return [_room_view_now(d, msg.room_id, conn.user_id)]
     except Exception as exc:

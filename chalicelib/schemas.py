@@ -141,8 +141,11 @@ class ResignAction(Request):
     type: Literal["resign"]
 
 
-class ActionBody(RootModel[Annotated[BidAction | LiarAction | AgreeAction | ResignAction,
-                                     Field(discriminator="type")]]):
+class ActionBody(
+    RootModel[
+        Annotated[BidAction | LiarAction | AgreeAction | ResignAction, Field(discriminator="type")]
+    ]
+):
     """POST /rooms/{room_id}/actions."""
 
 
@@ -449,9 +452,13 @@ ROUTES: list[RouteSpec] = []
 """Filled by ``app.py`` as it declares routes."""
 
 _ERROR_STATUSES = {
-    400: "invalid input", 401: "not signed in or bad token", 403: "not allowed",
-    404: "unknown room or user", 409: "conflict (the body carries the current room view)",
-    413: "body too large", 429: "rate limited",
+    400: "invalid input",
+    401: "not signed in or bad token",
+    403: "not allowed",
+    404: "unknown room or user",
+    409: "conflict (the body carries the current room view)",
+    413: "body too large",
+    429: "rate limited",
 }
 
 
@@ -465,17 +472,23 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
                 models.append(m)
     keyed: list[tuple[type[BaseModel], Literal["validation", "serialization"]]] = []
     for m in models:
-        keyed.append((m, "validation" if issubclass(m, Request) or m is ActionBody
-                      else "serialization"))
-    refs, defs = models_json_schema(keyed, by_alias=True,
-                                    ref_template="#/components/schemas/{model}")
+        keyed.append(
+            (m, "validation" if issubclass(m, Request) or m is ActionBody else "serialization")
+        )
+    refs, defs = models_json_schema(
+        keyed, by_alias=True, ref_template="#/components/schemas/{model}"
+    )
     paths: dict[str, dict[str, Any]] = {}
     for r in sorted(routes, key=lambda r: (r.path, r.method)):
         op: dict[str, Any] = {"summary": r.summary, "operationId": _op_id(r)}
-        params = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-                  for name in _path_params(r.path)]
-        params += [{"name": q, "in": "query", "required": False, "schema": {"type": "string"}}
-                   for q in r.query]
+        params = [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in _path_params(r.path)
+        ]
+        params += [
+            {"name": q, "in": "query", "required": False, "schema": {"type": "string"}}
+            for q in r.query
+        ]
         if params:
             op["parameters"] = params
         if r.auth in ("signed_in", "registered"):
@@ -483,27 +496,35 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         elif r.auth == "optional":
             op["security"] = [{}, {"bearer": []}]
         if r.body is not None:
-            op["requestBody"] = {"required": True, "content": {
-                "application/json": {"schema": refs[(r.body, "validation")]}}}
+            op["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": refs[(r.body, "validation")]}},
+            }
         answer: dict[str, Any] = {"description": "OK"}
         if r.answer is not None:
             answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
         responses: dict[str, Any] = {str(r.status): answer}
         for status, text in _ERROR_STATUSES.items():
-            responses[str(status)] = {"description": text, "content": {
-                "application/json": {"schema": refs[(ErrorBody, "serialization")]}}}
+            responses[str(status)] = {
+                "description": text,
+                "content": {"application/json": {"schema": refs[(ErrorBody, "serialization")]}},
+            }
         op["responses"] = responses
         paths.setdefault(r.path, {})[r.method.lower()] = op
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Liar's Lies API", "version": "1.0.0",
-                 "description": "REST contract of ../shared/API.md; WebSocket messages are "
-                                "documented there."},
+        "info": {
+            "title": "Liar's Lies API",
+            "version": "1.0.0",
+            "description": "REST contract of ../shared/API.md; WebSocket messages are "
+            "documented there.",
+        },
         "paths": paths,
         "components": {
             "schemas": defs.get("$defs", {}),
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                           "bearerFormat": "JWT"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+            },
         },
     }
 

@@ -143,9 +143,13 @@ def summary(room: Room) -> JsonDict:
     host = room.host
     bots = sum(1 for p in room.players if p.is_bot)
     return {
-        "status": room.status.value, "host_name": host.name if host else "",
-        "players": len(room.players), "humans": len(room.players) - bots, "bots": bots,
-        "settings": settings, "created_by_guest": room.created_by_guest,
+        "status": room.status.value,
+        "host_name": host.name if host else "",
+        "players": len(room.players),
+        "humans": len(room.players) - bots,
+        "bots": bots,
+        "settings": settings,
+        "created_by_guest": room.created_by_guest,
         "created_at": room.created_at,
     }
 
@@ -190,14 +194,16 @@ class Service:
         if self.store.get_user_by_username(username) is not None:
             raise ApiError(409, "username_taken", "that username is taken", field="username")
         uid = "u" + secrets.token_hex(8)
-        user = self.store.create_user(uid, username, auth.hash_password(password), False,
-                                      username, now_ms=self.now())
+        user = self.store.create_user(
+            uid, username, auth.hash_password(password), False, username, now_ms=self.now()
+        )
         return self._session(user)
 
     def login(self, username: str, password: str) -> JsonDict:
         """Sign in with username and password (401 on bad credentials; attempts limited)."""
-        if not self.store.hit(f"login:{username.lower()}", LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS,
-                              self.now()):
+        if not self.store.hit(
+            f"login:{username.lower()}", LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS, self.now()
+        ):
             raise rate_limited("too many sign-in attempts; try again later")
         user = self.store.get_user_by_username(username)
         if user is None or user.password_hash is None:
@@ -221,9 +227,12 @@ class Service:
         rating = None
         if not user.guest:
             rating = {"liars-lies": self.store.get_ratings([user.id])[user.id]}
-        return {"user": user_out(user), "rating": rating,
-                "preferences": {"continue_mode": user.continue_mode},
-                "invitations": self.store.list_invitations(user.id)}
+        return {
+            "user": user_out(user),
+            "rating": rating,
+            "preferences": {"continue_mode": user.continue_mode},
+            "invitations": self.store.list_invitations(user.id),
+        }
 
     def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
         """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
@@ -238,8 +247,9 @@ class Service:
                 seat = room.player_of_user(caller.user_id)
                 if seat is None or room.status not in (Status.WAITING, Status.PLAYING):
                     return []
-                return game_flow.set_continue_mode(room, seat.id, mode, self.deps.roller,
-                                                   self.now())
+                return game_flow.set_continue_mode(
+                    room, seat.id, mode, self.deps.roller, self.now()
+                )
 
             try:
                 self._server_change(rid, change)
@@ -280,29 +290,42 @@ class Service:
             expires = self.now() // 1000 + CLOSED_ROOM_TTL_SECONDS
         ratings = None
         if deltas is not None:
-            record = {"room_id": room.id, "results": room.results,
-                      "finished_at": room.game.finished_at if room.game else None}
+            record = {
+                "room_id": room.id,
+                "results": room.results,
+                "finished_at": room.game.finished_at if room.game else None,
+            }
             ratings = RatingsWrite(room.id, deltas, record)
         new_version = self._write(room, version, expires, ratings)
-        if before in (Status.WAITING, Status.PLAYING) and room.status in (Status.FINISHED,
-                                                                           Status.CLOSED):
+        if before in (Status.WAITING, Status.PLAYING) and room.status in (
+            Status.FINISHED,
+            Status.CLOSED,
+        ):
             host = room.host
             if host is not None and host.user_id:
                 self._quietly(self.store.release_room, host.user_id, room.id)
         _after_commit(self.deps, room, new_version, events)
         return new_version
 
-    def _write(self, room: Room, version: int, expires: int | None,
-               ratings: RatingsWrite | None) -> int:
+    def _write(
+        self, room: Room, version: int, expires: int | None, ratings: RatingsWrite | None
+    ) -> int:
         """The conditional room write, carrying the ratings of a game it finishes."""
         try:
-            return self.store.save_room(room.id, room.to_dict(), summary(room), version,
-                                        expires_at_s=expires, ratings=ratings)
+            return self.store.save_room(
+                room.id,
+                room.to_dict(),
+                summary(room),
+                version,
+                expires_at_s=expires,
+                ratings=ratings,
+            )
         except (UnknownUser, TooManyRatingChanges):
             # Ratings that cannot be applied must not stop the game from finishing.
             log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
-        return self.store.save_room(room.id, room.to_dict(), summary(room), version,
-                                    expires_at_s=expires)
+        return self.store.save_room(
+            room.id, room.to_dict(), summary(room), version, expires_at_s=expires
+        )
 
     @staticmethod
     def _quietly(fn: Callable[..., Any], *args: Any) -> None:
@@ -311,8 +334,9 @@ class Service:
         except Exception:
             log.exception("after-commit bookkeeping failed")
 
-    def _client_change(self, room_id: str, caller: Caller | None,
-                       change: Callable[[Room], list[Event]]) -> tuple[Room, int]:
+    def _client_change(
+        self, room_id: str, caller: Caller | None, change: Callable[[Room], list[Event]]
+    ) -> tuple[Room, int]:
         """A client's change: one read, advance, the change, one conditional write (409 on a race)."""
         room, version = self._load(room_id)
         before = room.status
@@ -332,12 +356,14 @@ class Service:
             uid = caller.user_id if caller else None
             current = lost.current
             shown = view(Room.from_dict(current.state), current.version, uid) if current else None
-            raise conflict("the room changed while your request was in flight; nothing was "
-                           "applied", shown) from None
+            raise conflict(
+                "the room changed while your request was in flight; nothing was applied", shown
+            ) from None
         return room, new_version
 
-    def _server_change(self, room_id: str,
-                       change: Callable[[Room], list[Event]] | None = None) -> tuple[Room, int]:
+    def _server_change(
+        self, room_id: str, change: Callable[[Room], list[Event]] | None = None
+    ) -> tuple[Room, int]:
         """A server-driven change (advance, then ``change``): retried on a version conflict."""
         stored = self.store.get_room(room_id)
         for _ in range(SERVER_RETRIES):
@@ -362,17 +388,28 @@ class Service:
         """The lobby list."""
         wanted = status or "waiting"
         if wanted not in LOBBY_STATUSES:
-            raise ApiError(400, "invalid_input",
-                           f"status must be one of: {', '.join(LOBBY_STATUSES)}", field="status")
+            raise ApiError(
+                400,
+                "invalid_input",
+                f"status must be one of: {', '.join(LOBBY_STATUSES)}",
+                field="status",
+            )
         rooms = []
         for s in self.store.list_rooms(wanted):
             settings = dict(s.get("settings") or {})
             settings.pop("passcode", None)
-            rooms.append({"id": s["id"], "status": s.get("status", wanted),
-                          "host_name": s.get("host_name", ""), "players": s.get("players", 0),
-                          "humans": s.get("humans", 0), "bots": s.get("bots", 0),
-                          "settings": settings,
-                          "created_by_guest": bool(s.get("created_by_guest", False))})
+            rooms.append(
+                {
+                    "id": s["id"],
+                    "status": s.get("status", wanted),
+                    "host_name": s.get("host_name", ""),
+                    "players": s.get("players", 0),
+                    "humans": s.get("humans", 0),
+                    "bots": s.get("bots", 0),
+                    "settings": settings,
+                    "created_by_guest": bool(s.get("created_by_guest", False)),
+                }
+            )
         return {"rooms": rooms}
 
     def _ref(self, caller: Caller) -> lobby.UserRef:
@@ -383,9 +420,13 @@ class Service:
         """A new waiting room; the creator is host and ready."""
         user = self._ref(caller)
         room = lobby.create_room(secrets.token_hex(8), user, settings, self.now())
-        version = self.store.create_room(room.id, room.to_dict(), summary(room),
-                                         owner_id=user.id,
-                                         max_open=self.cfg.max_rooms_per_user)
+        version = self.store.create_room(
+            room.id,
+            room.to_dict(),
+            summary(room),
+            owner_id=user.id,
+            max_open=self.cfg.max_rooms_per_user,
+        )
         _after_commit(self.deps, room, version, [{"type": "room_created", "at": self.now()}])
         return view(room, version, user.id)
 
@@ -406,7 +447,8 @@ class Service:
         """The host edits settings while waiting."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.update_settings, r, user, changes))
+            room_id, caller, lambda r: _run(lobby.update_settings, r, user, changes)
+        )
         return view(room, version, caller.user_id)
 
     def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
@@ -414,16 +456,22 @@ class Service:
         user = self._ref(caller)
 
         def change(room: Room) -> list[Event]:
-            needs_code = (room.settings.joining == "passcode" and room.status == Status.WAITING
-                          and user.id not in room.invited
-                          and room.player_of_user(user.id) is None
-                          and not room.created_by_guest and not user.guest)
+            needs_code = (
+                room.settings.joining == "passcode"
+                and room.status == Status.WAITING
+                and user.id not in room.invited
+                and room.player_of_user(user.id) is None
+                and not room.created_by_guest
+                and not user.guest
+            )
             if needs_code and not self.store.hit(
-                    f"passcode:{room.id}:{user.id}", self.cfg.passcode_max_attempts,
-                    self.cfg.passcode_window_seconds, self.now()):
+                f"passcode:{room.id}:{user.id}",
+                self.cfg.passcode_max_attempts,
+                self.cfg.passcode_window_seconds,
+                self.now(),
+            ):
                 raise rate_limited("too many passcode attempts for this room; try again later")
-            outcome = lobby.join(room, user, passcode,
-                                 max_players=self.cfg.max_players_per_room)
+            outcome = lobby.join(room, user, passcode, max_players=self.cfg.max_players_per_room)
             kind = "join_requested" if outcome == "pending" else "player_joined"
             return [{"type": kind, "user_id": user.id, "at": self.now()}]
 
@@ -435,9 +483,7 @@ class Service:
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller,
-            lambda r: _run(lobby.leave, r, user))
+        room, version = self._client_change(room_id, caller, lambda r: _run(lobby.leave, r, user))
         self._quietly(self.store.release_room, user.id, room_id)
         return view(room, version, user.id)
 
@@ -445,7 +491,8 @@ class Service:
         """A member toggles ready."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.set_ready, r, user, ready))
+            room_id, caller, lambda r: _run(lobby.set_ready, r, user, ready)
+        )
         return view(room, version, user.id)
 
     def approve(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
@@ -467,7 +514,8 @@ class Service:
         """The host turns a request down."""
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.deny, r, host, user_id))
+            room_id, caller, lambda r: _run(lobby.deny, r, host, user_id)
+        )
         return view(room, version, caller.user_id)
 
     def invite(self, caller: Caller, room_id: str, username: str) -> JsonDict:
@@ -482,28 +530,35 @@ class Service:
             raise not_found("no registered user has that username", "unknown_user")
         invitee_id = invitee.id
         room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id))
+            room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id)
+        )
         host_seat = room.host
-        self.store.add_invitation(invitee_id, room_id,
-                                  host_seat.name if host_seat else caller.name,
-                                  now_ms=self.now())
+        self.store.add_invitation(
+            invitee_id, room_id, host_seat.name if host_seat else caller.name, now_ms=self.now()
+        )
         return view(room, version, caller.user_id)
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
         """The host adds a bot."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(
-            room_id, caller,
-            lambda r: _run(functools.partial(lobby.add_bot,
-                                             max_players=self.cfg.max_players_per_room),
-                           r, user, level))
+            room_id,
+            caller,
+            lambda r: _run(
+                functools.partial(lobby.add_bot, max_players=self.cfg.max_players_per_room),
+                r,
+                user,
+                level,
+            ),
+        )
         return view(room, version, user.id)
 
     def remove_bot(self, caller: Caller, room_id: str, player_id: str) -> JsonDict:
         """The host removes a bot."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.remove_bot, r, user, player_id))
+            room_id, caller, lambda r: _run(lobby.remove_bot, r, user, player_id)
+        )
         return view(room, version, user.id)
 
     def start(self, caller: Caller, room_id: str) -> JsonDict:
@@ -540,8 +595,9 @@ class Service:
         """A participant opens a new waiting room with the same settings; the old one points to it."""
         user = self._ref(caller)
         if len(self.store.open_rooms(user.id)) >= self.cfg.max_rooms_per_user:
-            raise rate_limited("you already have the maximum number of open rooms",
-                               "room_limit_reached")
+            raise rate_limited(
+                "you already have the maximum number of open rooms", "room_limit_reached"
+            )
         created: list[Room] = []
 
         def change(room: Room) -> list[Event]:
@@ -582,13 +638,20 @@ class Service:
         if not clean:
             raise ApiError(400, "invalid_input", "text must not be empty", field="text")
         if len(clean) > self.cfg.chat_max_length:
-            raise ApiError(400, "too_long",
-                           f"text is limited to {self.cfg.chat_max_length} characters",
-                           field="text")
+            raise ApiError(
+                400,
+                "too_long",
+                f"text is limited to {self.cfg.chat_max_length} characters",
+                field="text",
+            )
         self._load(room_id)
         user = self._user(caller)
-        if not self.store.hit(f"chat:{room_id}:{user.id}", self.cfg.chat_rate,
-                              self.cfg.chat_window_seconds, self.now()):
+        if not self.store.hit(
+            f"chat:{room_id}:{user.id}",
+            self.cfg.chat_rate,
+            self.cfg.chat_window_seconds,
+            self.now(),
+        ):
             raise rate_limited("you are sending messages too fast")
         message = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
         publish_chat(self.deps, room_id, message)

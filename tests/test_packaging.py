@@ -35,14 +35,25 @@ def test_lambda_package_does_not_bundle_boto3_or_dev_tools() -> None:
 def test_every_runtime_import_of_the_lambda_code_is_packaged() -> None:
     """Modules the Lambda imports (app.py and chalicelib outside local/) are in requirements."""
     allowed = {_name(r) for r in _lambda_requirements()} | {"boto3", "botocore", "chalice"}
-    module_to_dist = {"jwt": "pyjwt", "argon2": "argon2-cffi", "pydantic": "pydantic",
-                      "pydantic_core": "pydantic"}
-    files = [ROOT / "app.py", *[p for p in (ROOT / "chalicelib").rglob("*.py")
-                                if "local" not in p.relative_to(ROOT).parts]]
+    module_to_dist = {
+        "jwt": "pyjwt",
+        "argon2": "argon2-cffi",
+        "pydantic": "pydantic",
+        "pydantic_core": "pydantic",
+    }
+    files = [
+        ROOT / "app.py",
+        *[
+            p
+            for p in (ROOT / "chalicelib").rglob("*.py")
+            if "local" not in p.relative_to(ROOT).parts
+        ],
+    ]
     stdlib = set(__import__("sys").stdlib_module_names)
     for path in files:
-        for match in re.finditer(r"^\s*(?:from|import)\s+([a-zA-Z_][\w]*)", path.read_text(),
-                                 re.MULTILINE):
+        for match in re.finditer(
+            r"^\s*(?:from|import)\s+([a-zA-Z_][\w]*)", path.read_text(), re.MULTILINE
+        ):
             top = match.group(1)
             if top in stdlib or top in ("chalicelib", "app", "__future__"):
                 continue

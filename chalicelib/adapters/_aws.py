@@ -13,8 +13,9 @@ from typing import Any
 class LazyClient:
     """A boto3 client for ``service``, created on the first ``get()`` (or the one injected)."""
 
-    def __init__(self, service: str, *, client: Any = None, max_attempts: int = 3,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, service: str, *, client: Any = None, max_attempts: int = 3, **kwargs: Any
+    ) -> None:
         self._service = service
         self._client = client
         self._max_attempts = max_attempts
@@ -34,7 +35,8 @@ class LazyClient:
                     import boto3
                     from botocore.config import Config
 
-                    config = Config(retries={"mode": "standard",
-                                             "max_attempts": self._max_attempts})
+                    config = Config(
+                        retries={"mode": "standard", "max_attempts": self._max_attempts}
+                    )
                     self._client = boto3.client(self._service, config=config, **self._kwargs)
         return self._client

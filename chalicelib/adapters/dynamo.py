@@ -367,8 +367,9 @@ class DynamoStore:
                     ) from None
                 if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     # Applied before (a retried write): the ratings must not move twice.
-                    log.warning("ratings of game %s already applied; saving room only",
-                                ratings.game_key)
+                    log.warning(
+                        "ratings of game %s already applied; saving room only", ratings.game_key
+                    )
                     return self._update_room(room_id, expected_version, update)
                 if "ConditionalCheckFailed" in reasons[2:]:
                     raise UnknownUser("a rated user does not exist") from None

@@ -32,8 +32,12 @@ class ApiGatewayNotifier:
         self.stage = stage
         self.region = region
         self._client = LazyClient(
-            "apigatewaymanagementapi", client=client, max_attempts=2, region_name=region,
-            endpoint_url=endpoint_url(api_id, stage, region))
+            "apigatewaymanagementapi",
+            client=client,
+            max_attempts=2,
+            region_name=region,
+            endpoint_url=endpoint_url(api_id, stage, region),
+        )
 
     @property
     def client(self) -> Any:

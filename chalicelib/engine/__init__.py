@@ -13,8 +13,25 @@ from .room import UserRef
 from .views import events_for, room_view
 
 __all__ = [
-    "Bid", "DomainError", "Game", "Phase", "Player", "Reveal", "Roller", "Room",
-    "ScriptedRoller", "SecretsRoller", "SeededRoller", "Settings", "Status", "UserRef",
-    "act", "advance", "events_for", "next_deadline", "room_view", "set_continue_mode",
+    "Bid",
+    "DomainError",
+    "Game",
+    "Phase",
+    "Player",
+    "Reveal",
+    "Roller",
+    "Room",
+    "ScriptedRoller",
+    "SecretsRoller",
+    "SeededRoller",
+    "Settings",
+    "Status",
+    "UserRef",
+    "act",
+    "advance",
+    "events_for",
+    "next_deadline",
+    "room_view",
+    "set_continue_mode",
     "start_game",
 ]

@@ -65,6 +65,7 @@ def binomial(seat: Seat) -> Action:
     raises = legal_raises(seat.current, seat.total)
     if not raises:
         return _liar(seat)
-    best = max(raises, key=lambda b: (tail(seat.unseen, b[0] - seat.mine[b[1]], seat.p_milli),
-                                      -b[0], b[1]))
+    best = max(
+        raises, key=lambda b: (tail(seat.unseen, b[0] - seat.mine[b[1]], seat.p_milli), -b[0], b[1])
+    )
     return _bid(seat, *best)

@@ -72,8 +72,7 @@ def matching(dice: list[Any], face: int) -> int:
     return sum(1 for d in dice if d in (face, WILD, "*"))
 
 
-def plain_probability(own: list[Any], unseen: int, quantity: int, face: int,
-                      p_milli: int) -> float:
+def plain_probability(own: list[Any], unseen: int, quantity: int, face: int, p_milli: int) -> float:
     """Chance that a bid is true given only one's own dice (binomial over the unseen dice)."""
     return tail(unseen, quantity - matching(own, face), p_milli)
 
@@ -145,8 +144,9 @@ def lowest_raise(current: tuple[int, int] | None, face: int) -> int:
     return current[0] if face > current[1] else current[0] + 1
 
 
-def legal_raises(current: tuple[int, int] | None, total: int,
-                 extra: int = 0) -> list[tuple[int, int]]:
+def legal_raises(
+    current: tuple[int, int] | None, total: int, extra: int = 0
+) -> list[tuple[int, int]]:
     """The lowest legal bid on each face, plus up to ``extra`` higher quantities on that face."""
     out = []
     for face in range(1, 7):
@@ -201,19 +201,20 @@ def call_rates(memory: dict[str, Any], player_id: str | None) -> tuple[float, ..
     )
 
 
-def bidder_pmf(memory: dict[str, Any], player_id: str, n: int,
-               p_milli: int) -> tuple[float, ...]:
+def bidder_pmf(memory: dict[str, Any], player_id: str, n: int, p_milli: int) -> tuple[float, ...]:
     """Our belief about how many of the bidder's ``n`` dice count toward the face they bid.
 
     A mixture: with the bidder's learned bluff rate their hand is unrelated to the bid
     (plain binomial); otherwise it leans toward the bid face as much as their honest bids did.
     """
     s = stats(memory, player_id)
-    bids, bluffs, hm, hd = (s[BIDS], s[BLUFFS], s[HONEST_MATCH], s[HONEST_DICE]) if s else (
-        0, 0, 0, 0)
+    bids, bluffs, hm, hd = (
+        (s[BIDS], s[BLUFFS], s[HONEST_MATCH], s[HONEST_DICE]) if s else (0, 0, 0, 0)
+    )
     bluff = (bluffs + PRIOR_BLUFF * PRIOR_BIDS) / (bids + PRIOR_BIDS)
     honest_milli = round(
-        (hm * 1000 + PRIOR_HONEST_DICE * (p_milli + PRIOR_HONEST_LIFT)) / (hd + PRIOR_HONEST_DICE))
+        (hm * 1000 + PRIOR_HONEST_DICE * (p_milli + PRIOR_HONEST_LIFT)) / (hd + PRIOR_HONEST_DICE)
+    )
     honest_milli = max(honest_milli, p_milli)
     plain, lean = pmf(n, p_milli), pmf(n, honest_milli)
     return tuple(bluff * a + (1 - bluff) * b for a, b in zip(plain, lean, strict=True))

@@ -147,8 +147,9 @@ class _Beliefs:
         need = quantity - self.seat.mine[face]
         if need <= 0:
             return 1.0
-        return sum(w * self.others_at_least(face, need - j)
-                   for j, w in enumerate(self.next_dist(face)))
+        return sum(
+            w * self.others_at_least(face, need - j) for j, w in enumerate(self.next_dist(face))
+        )
 
     def raise_outcome(self, quantity: int, face: int) -> tuple[float, float, float, float]:
         """(P(called and false), P(called and true), P(not called), P(one more is true))."""
@@ -211,8 +212,7 @@ _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
 }
 
 
-def decide(view: dict[str, Any], level: str, memory: dict[str, Any],
-           roller: Roller) -> Action:
+def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
     seat = read_view(view)
     # The wildcard chance is public; observe() needs it to judge past decisions.

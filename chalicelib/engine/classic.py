@@ -49,8 +49,9 @@ class ClassicRules:
             raise IllegalBid("face must be between 1 and 6", field="face")
         total = total_dice(room)
         if not 1 <= quantity <= total:
-            raise IllegalBid(f"quantity must be between 1 and {total} (dice in play)",
-                             field="quantity")
+            raise IllegalBid(
+                f"quantity must be between 1 and {total} (dice in play)", field="quantity"
+            )
         assert room.game is not None
         current = room.game.current_bid
         if not is_raise(quantity, face, current):
@@ -73,10 +74,15 @@ class ClassicRules:
                 continue
             counted = [counts_toward(d, bid.face) for d in p.hand]
             count += sum(counted)
-            rows.append(RevealRow(
-                p.id, p.name, list(p.hand), counted,
-                [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
-            ))
+            rows.append(
+                RevealRow(
+                    p.id,
+                    p.name,
+                    list(p.hand),
+                    counted,
+                    [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
+                )
+            )
         bidder = room.player(bid.player_id)
         assert bidder is not None
         loser, winner = (challenger, bidder) if count >= bid.quantity else (bidder, challenger)
@@ -85,9 +91,15 @@ class ClassicRules:
         if penalty == "give":
             winner.dice_count += 1
         return Reveal(
-            round=game.round, bid=bid, challenger_id=challenger.id, count=count,
-            loser_id=loser.id, winner_id=winner.id, penalty=penalty,
-            eliminated=[], rows=rows,
+            round=game.round,
+            bid=bid,
+            challenger_id=challenger.id,
+            count=count,
+            loser_id=loser.id,
+            winner_id=winner.id,
+            penalty=penalty,
+            eliminated=[],
+            rows=rows,
         )
 
     def next_opener(self, room: Room, reveal: Reveal) -> str:
@@ -101,8 +113,9 @@ class ClassicRules:
             return {"type": "liar"}
         return {"type": "bid", "quantity": 1, "face": 1}
 
-    def bot_action(self, view: dict[str, Any], level: str, memory: dict[str, Any],
-                   roller: Roller) -> dict[str, Any]:
+    def bot_action(
+        self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
+    ) -> dict[str, Any]:
         """Delegate to the classic bot policies."""
         return bots.decide(view, level, memory, roller)
 

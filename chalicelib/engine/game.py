@@ -90,8 +90,15 @@ def _begin_turn(room: Room, player: Player, at: int) -> None:
     game.deadline = at + room.settings.turn_seconds * 1000
 
 
-def _start_round(room: Room, opener: Player, roller: Roller, at: int,
-                 events: list[Event], *, restart: bool = False) -> None:
+def _start_round(
+    room: Room,
+    opener: Player,
+    roller: Roller,
+    at: int,
+    events: list[Event],
+    *,
+    restart: bool = False,
+) -> None:
     game = room.game
     assert game is not None
     if not restart:
@@ -103,8 +110,14 @@ def _start_round(room: Room, opener: Player, roller: Roller, at: int,
     game.opener = opener.id
     rule_system(room.settings.rules).deal(room, roller)
     _record_progress(room, restart)
-    events.append({"type": "round_restarted" if restart else "round_started",
-                   "round": game.round, "opener_id": opener.id, "at": at})
+    events.append(
+        {
+            "type": "round_restarted" if restart else "round_started",
+            "round": game.round,
+            "opener_id": opener.id,
+            "at": at,
+        }
+    )
     _begin_turn(room, opener, at)
 
 
@@ -128,19 +141,27 @@ def _finish(room: Room, at: int, events: list[Event]) -> None:
     room.status = Status.FINISHED
     ranking = sorted((p for p in room.players), key=lambda p: p.rank or 0)
     room.results = {
-        "ranking": [{"player_id": p.id, "rank": p.rank, "rating_before": None,
-                     "rating_after": None} for p in ranking],
+        "ranking": [
+            {"player_id": p.id, "rank": p.rank, "rating_before": None, "rating_after": None}
+            for p in ranking
+        ],
     }
-    events.append({"type": "game_finished", "at": at,
-                   "winner_id": next((p.id for p in room.players if p.rank == 1), None)})
+    events.append(
+        {
+            "type": "game_finished",
+            "at": at,
+            "winner_id": next((p.id for p in room.players if p.rank == 1), None),
+        }
+    )
 
 
 def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
     player.rank = _lowest_free_rank(room)
     player.eliminated = True
     player.dice_count = 0
-    events.append({"type": "player_eliminated", "player_id": player.id, "rank": player.rank,
-                   "at": at})
+    events.append(
+        {"type": "player_eliminated", "player_id": player.id, "rank": player.rank, "at": at}
+    )
 
 
 def _all_agreed(room: Room) -> bool:
@@ -169,14 +190,16 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
         if player is None or not player.is_bot:
             return
         memory = room.bot_memory
-        action = rules.bot_action(bot_view(room, player.id), player.level or "strong",
-                                  memory, roller)
+        action = rules.bot_action(
+            bot_view(room, player.id), player.level or "strong", memory, roller
+        )
         try:
             _apply_turn_action(room, player, action, roller, at, events, by="bot")
         except DomainError:
             # a bot must never stall a game: fall back to the timeout action
-            _apply_turn_action(room, player, rules.timeout_action(room), roller, at, events,
-                               by="bot")
+            _apply_turn_action(
+                room, player, rules.timeout_action(room), roller, at, events, by="bot"
+            )
         guard += 1
         if guard > MAX_ADVANCE_STEPS:
             raise AssertionError("bots did not finish")
@@ -185,8 +208,16 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
 # -- the turn actions -------------------------------------------------------------------------
 
 
-def _apply_turn_action(room: Room, player: Player, action: dict[str, Any], roller: Roller,
-                       at: int, events: list[Event], *, by: str) -> None:
+def _apply_turn_action(
+    room: Room,
+    player: Player,
+    action: dict[str, Any],
+    roller: Roller,
+    at: int,
+    events: list[Event],
+    *,
+    by: str,
+) -> None:
     """Apply a (validated-inside) bid or Liar! for the player to act."""
     game = room.game
     assert game is not None
@@ -196,23 +227,31 @@ def _apply_turn_action(room: Room, player: Player, action: dict[str, Any], rolle
         bid = rules.check_bid(room, player, action)
         game.current_bid = bid
         game.round_bids.append(bid)
-        events.append({"type": "bid_placed", "player_id": player.id, "quantity": bid.quantity,
-                       "face": bid.face, "round": game.round,
-                       "by": by, "at": at})
+        events.append(
+            {
+                "type": "bid_placed",
+                "player_id": player.id,
+                "quantity": bid.quantity,
+                "face": bid.face,
+                "round": game.round,
+                "by": by,
+                "at": at,
+            }
+        )
         _begin_turn(room, next_clockwise(room, player.id), at)
         return
     if kind == "liar":
         if game.current_bid is None:
             raise NoBidToChallenge("there is no bid to call Liar! on")
-        events.append({"type": "liar_called", "player_id": player.id, "round": game.round,
-                       "by": by, "at": at})
+        events.append(
+            {"type": "liar_called", "player_id": player.id, "round": game.round, "by": by, "at": at}
+        )
         _resolve(room, player, roller, at, events)
         return
     raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
-def _resolve(room: Room, challenger: Player, roller: Roller, at: int,
-             events: list[Event]) -> None:
+def _resolve(room: Room, challenger: Player, roller: Roller, at: int, events: list[Event]) -> None:
     game = room.game
     assert game is not None
     rules = rule_system(room.settings.rules)
@@ -229,8 +268,16 @@ def _resolve(room: Room, challenger: Player, roller: Roller, at: int,
     game.round_bids = []
     game.turn_player = None
     rules.observe(room.bot_memory, reveal)
-    events.append({"type": "challenge_resolved", "round": reveal.round, "count": reveal.count,
-                   "loser_id": reveal.loser_id, "winner_id": reveal.winner_id, "at": at})
+    events.append(
+        {
+            "type": "challenge_resolved",
+            "round": reveal.round,
+            "count": reveal.count,
+            "loser_id": reveal.loser_id,
+            "winner_id": reveal.winner_id,
+            "at": at,
+        }
+    )
     if len(in_game(room)) <= 1:
         reveal.final = True
         game.phase = Phase.FINAL_REVEAL
@@ -273,11 +320,17 @@ def seat_of_user(room: Room, user_id: str | None) -> Player:
     return player
 
 
-def place_bid(room: Room, player_id: str, quantity: int, face: int, turn: int,
-              roller: Roller, now: int) -> list[Event]:
+def place_bid(
+    room: Room, player_id: str, quantity: int, face: int, turn: int, roller: Roller, now: int
+) -> list[Event]:
     """The player to act raises the bid."""
-    return act(room, player_id, {"type": "bid", "quantity": quantity, "face": face, "turn": turn},
-               roller, now)
+    return act(
+        room,
+        player_id,
+        {"type": "bid", "quantity": quantity, "face": face, "turn": turn},
+        roller,
+        now,
+    )
 
 
 def call_liar(room: Room, player_id: str, turn: int, roller: Roller, now: int) -> list[Event]:
@@ -285,8 +338,9 @@ def call_liar(room: Room, player_id: str, turn: int, roller: Roller, now: int) -
     return act(room, player_id, {"type": "liar", "turn": turn}, roller, now)
 
 
-def act(room: Room, player_id: str, action: dict[str, Any], roller: Roller,
-        now: int) -> list[Event]:
+def act(
+    room: Room, player_id: str, action: dict[str, Any], roller: Roller, now: int
+) -> list[Event]:
     """Apply a player's action: ``bid``, ``liar`` (with ``turn``), ``agree`` or ``resign``."""
     game = _game(room)
     player = room.player(player_id)
@@ -299,8 +353,7 @@ def act(room: Room, player_id: str, action: dict[str, Any], roller: Roller,
             raise WrongPhase("nobody is bidding right now")
         turn = action.get("turn")
         if not isinstance(turn, int) or isinstance(turn, bool):
-            raise InvalidAction("turn must be the game.turn.number you are answering",
-                                field="turn")
+            raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
         if turn != game.turn:
             raise StaleTurn(f"turn {turn} has passed; the current turn is {game.turn}")
         if not player.in_game:
@@ -339,8 +392,9 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     player.hand = []
     if player.id in game.agreed:
         game.agreed.remove(player.id)
-    events.append({"type": "player_resigned", "player_id": player.id, "rank": player.rank,
-                   "at": now})
+    events.append(
+        {"type": "player_resigned", "player_id": player.id, "rank": player.rank, "at": now}
+    )
     if len(in_game(room)) == 1:
         _finish(room, now, events)
         return
@@ -353,8 +407,9 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
         _maybe_end_break(room, roller, now, events)
 
 
-def set_continue_mode(room: Room, player_id: str, mode: str, roller: Roller,
-                      now: int) -> list[Event]:
+def set_continue_mode(
+    room: Room, player_id: str, mode: str, roller: Roller, now: int
+) -> list[Event]:
     """Record a player's Auto/Manual choice; switching to Auto during a break agrees."""
     if mode not in ("auto", "manual"):
         raise InvalidAction("continue_mode must be auto or manual", field="continue_mode")
@@ -365,8 +420,13 @@ def set_continue_mode(room: Room, player_id: str, mode: str, roller: Roller,
     events: list[Event] = []
     game = room.game
     # Switching to Manual never revokes an agreement already given.
-    if (mode == "auto" and game is not None and game.phase == Phase.BREAK and player.in_game
-            and player.id not in game.agreed):
+    if (
+        mode == "auto"
+        and game is not None
+        and game.phase == Phase.BREAK
+        and player.in_game
+        and player.id not in game.agreed
+    ):
         game.agreed.append(player.id)
         events.append({"type": "agreed", "player_id": player.id, "at": now})
         _maybe_end_break(room, roller, now, events)
@@ -394,8 +454,9 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             player = room.player(game.turn_player or "")
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
-            events.append({"type": "turn_timed_out", "player_id": player.id, "turn": game.turn,
-                           "at": due})
+            events.append(
+                {"type": "turn_timed_out", "player_id": player.id, "turn": game.turn, "at": due}
+            )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
             events.append({"type": "break_ended", "at": due})

@@ -94,7 +94,10 @@ class Settings:
                 raise InvalidSetting(f"unknown setting {name!r}", field=name)
             if name == "passcode":
                 if value is not None and not (
-                    isinstance(value, str) and len(value) == 4 and value.isascii() and value.isdigit()
+                    isinstance(value, str)
+                    and len(value) == 4
+                    and value.isascii()
+                    and value.isdigit()
                 ):
                     raise InvalidSetting("passcode must be exactly four digits", field="passcode")
             else:
@@ -102,9 +105,7 @@ class Settings:
                 # bool is an int in Python: True must not pass as 1
                 if isinstance(value, bool) or value not in allowed:
                     shown = ", ".join(str(a) for a in allowed)
-                    raise InvalidSetting(
-                        f"{name} must be one of: {shown}", field=name
-                    )
+                    raise InvalidSetting(f"{name} must be one of: {shown}", field=name)
             current[name] = value
         if current["joining"] == "passcode" and current["passcode"] is None:
             raise InvalidSetting(
@@ -222,8 +223,12 @@ class RevealRow:
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form (``counted`` is recomputed from dice and bid face)."""
-        return {"p": self.player_id, "nm": self.name, "d": encode_dice(self.dice),
-                "b": [list(b) for b in self.bids]}
+        return {
+            "p": self.player_id,
+            "nm": self.name,
+            "d": encode_dice(self.dice),
+            "b": [list(b) for b in self.bids],
+        }
 
 
 @dataclass(slots=True)
@@ -245,10 +250,17 @@ class Reveal:
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
         return {
-            "r": self.round, "bid": self.bid.to_dict(), "ch": self.challenger_id,
-            "c": self.count, "lo": self.loser_id, "wi": self.winner_id, "pen": self.penalty,
-            "el": self.eliminated, "rows": [row.to_dict() for row in self.rows],
-            "fin": int(self.final), "at": self.at,
+            "r": self.round,
+            "bid": self.bid.to_dict(),
+            "ch": self.challenger_id,
+            "c": self.count,
+            "lo": self.loser_id,
+            "wi": self.winner_id,
+            "pen": self.penalty,
+            "el": self.eliminated,
+            "rows": [row.to_dict() for row in self.rows],
+            "fin": int(self.final),
+            "at": self.at,
         }
 
     @classmethod
@@ -258,11 +270,28 @@ class Reveal:
         rows = []
         for r in d["rows"]:
             dice = decode_dice(r["d"])
-            rows.append(RevealRow(r["p"], r["nm"], dice,
-                                  [x == bid.face or x == WILD for x in dice],
-                                  [(int(q), int(f)) for q, f in r["b"]]))
-        return cls(int(d["r"]), bid, d["ch"], int(d["c"]), d["lo"], d["wi"], d["pen"],
-                   list(d["el"]), rows, bool(d.get("fin", 0)), int(d.get("at", 0)))
+            rows.append(
+                RevealRow(
+                    r["p"],
+                    r["nm"],
+                    dice,
+                    [x == bid.face or x == WILD for x in dice],
+                    [(int(q), int(f)) for q, f in r["b"]],
+                )
+            )
+        return cls(
+            int(d["r"]),
+            bid,
+            d["ch"],
+            int(d["c"]),
+            d["lo"],
+            d["wi"],
+            d["pen"],
+            list(d["el"]),
+            rows,
+            bool(d.get("fin", 0)),
+            int(d.get("at", 0)),
+        )
 
 
 # -- the game in play -------------------------------------------------------------------------
@@ -290,21 +319,30 @@ class Game:
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
         return {
-            "round": self.round, "phase": self.phase.value, "turn": self.turn,
-            "tp": self.turn_player, "dl": self.deadline, "op": self.opener,
+            "round": self.round,
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "tp": self.turn_player,
+            "dl": self.deadline,
+            "op": self.opener,
             "bid": self.current_bid.to_dict() if self.current_bid else None,
             "rb": [[b.player_id, b.quantity, b.face] for b in self.round_bids],
             "ag": self.agreed,
             "rev": self.last_reveal.to_dict() if self.last_reveal else None,
-            "dp": self.dice_progress, "dpr": self.progress_rounds, "fa": self.finished_at,
+            "dp": self.dice_progress,
+            "dpr": self.progress_rounds,
+            "fa": self.finished_at,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Game:
         """Inverse of ``to_dict``."""
         return cls(
-            round=int(d["round"]), phase=Phase(d["phase"]), turn=int(d["turn"]),
-            turn_player=d["tp"], deadline=None if d["dl"] is None else int(d["dl"]),
+            round=int(d["round"]),
+            phase=Phase(d["phase"]),
+            turn=int(d["turn"]),
+            turn_player=d["tp"],
+            deadline=None if d["dl"] is None else int(d["dl"]),
             opener=d["op"],
             current_bid=Bid.from_dict(d["bid"]) if d["bid"] else None,
             round_bids=[Bid(p, int(q), int(f)) for p, q, f in d["rb"]],
@@ -369,14 +407,22 @@ class Room:
     def to_dict(self) -> dict[str, Any]:
         """Storage form: what the room item holds."""
         return {
-            "id": self.id, "host": self.host_id, "guest": int(self.created_by_guest),
-            "created": self.created_at, "settings": self.settings.to_dict(),
-            "status": self.status.value, "players": [p.to_dict() for p in self.players],
-            "npn": self.next_player_no, "pending": self.pending, "denied": self.denied,
+            "id": self.id,
+            "host": self.host_id,
+            "guest": int(self.created_by_guest),
+            "created": self.created_at,
+            "settings": self.settings.to_dict(),
+            "status": self.status.value,
+            "players": [p.to_dict() for p in self.players],
+            "npn": self.next_player_no,
+            "pending": self.pending,
+            "denied": self.denied,
             "invited": self.invited,
             "game": self.game.to_dict() if self.game else None,
-            "results": self.results, "rated": int(self.rated),
-            "recreated_as": self.recreated_as, "recreated_from": self.recreated_from,
+            "results": self.results,
+            "rated": int(self.rated),
+            "recreated_as": self.recreated_as,
+            "recreated_from": self.recreated_from,
             "bm": self.bot_memory,
         }
 
@@ -384,14 +430,21 @@ class Room:
     def from_dict(cls, d: dict[str, Any]) -> Room:
         """Inverse of ``to_dict``."""
         return cls(
-            id=d["id"], host_id=d["host"], created_by_guest=bool(d["guest"]),
-            created_at=int(d["created"]), settings=Settings(**d["settings"]),
+            id=d["id"],
+            host_id=d["host"],
+            created_by_guest=bool(d["guest"]),
+            created_at=int(d["created"]),
+            settings=Settings(**d["settings"]),
             status=Status(d["status"]),
             players=[Player.from_dict(p) for p in d["players"]],
-            next_player_no=int(d["npn"]), pending=list(d["pending"]),
-            denied=list(d["denied"]), invited=list(d["invited"]),
+            next_player_no=int(d["npn"]),
+            pending=list(d["pending"]),
+            denied=list(d["denied"]),
+            invited=list(d["invited"]),
             game=Game.from_dict(d["game"]) if d["game"] else None,
-            results=d.get("results"), rated=bool(d.get("rated", 0)),
-            recreated_as=d.get("recreated_as"), recreated_from=d.get("recreated_from"),
+            results=d.get("results"),
+            rated=bool(d.get("rated", 0)),
+            recreated_as=d.get("recreated_as"),
+            recreated_from=d.get("recreated_from"),
             bot_memory=d.get("bm") or {},
         )

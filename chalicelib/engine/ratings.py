@@ -53,7 +53,9 @@ def _humans(room: Room) -> dict[str, str]:
     return {p.id: p.user_id for p in room.players if not p.is_bot and p.user_id is not None}
 
 
-def changes_for_order(room: Room, order: list[str], ratings: dict[str, float]) -> list[dict[str, Any]]:
+def changes_for_order(
+    room: Room, order: list[str], ratings: dict[str, float]
+) -> list[dict[str, Any]]:
     """Elo preview: the changes a complete finishing order would produce (fixed ranks enforced).
 
     ``ratings`` maps user ids to current ratings. Raises ``Unrated`` or ``InvalidOrder``.
@@ -61,8 +63,11 @@ def changes_for_order(room: Room, order: list[str], ratings: dict[str, float]) -
     if not room.rated:
         raise Unrated("this game is unrated: ratings do not change")
     ids = [p.id for p in room.players]
-    if (not isinstance(order, list) or len(order) != len(ids)
-            or sorted(map(str, order)) != sorted(ids)):
+    if (
+        not isinstance(order, list)
+        or len(order) != len(ids)
+        or sorted(map(str, order)) != sorted(ids)
+    ):
         raise InvalidOrder("order must list every player of the game exactly once", field="order")
     for position, pid in enumerate(order, start=1):
         p = room.player(pid)
@@ -76,8 +81,16 @@ def changes_for_order(room: Room, order: list[str], ratings: dict[str, float]) -
     ranks = {pid: order.index(pid) + 1 for pid in humans}
     before = {pid: float(ratings.get(uid, DEFAULT_RATING)) for pid, uid in humans.items()}
     deltas = pairwise_changes(ranks, before)
-    return [{"player_id": pid, "before": before[pid], "delta": deltas[pid],
-             "after": round1(before[pid] + deltas[pid])} for pid in order if pid in humans]
+    return [
+        {
+            "player_id": pid,
+            "before": before[pid],
+            "delta": deltas[pid],
+            "after": round1(before[pid] + deltas[pid]),
+        }
+        for pid in order
+        if pid in humans
+    ]
 
 
 def final_changes(room: Room, ratings: dict[str, float]) -> dict[str, dict[str, float]]:
@@ -90,8 +103,14 @@ def final_changes(room: Room, ratings: dict[str, float]) -> dict[str, dict[str, 
         ranks[pid] = p.rank
     before = {pid: float(ratings.get(uid, DEFAULT_RATING)) for pid, uid in humans.items()}
     deltas = pairwise_changes(ranks, before)
-    return {humans[pid]: {"before": before[pid], "delta": deltas[pid],
-                          "after": round1(before[pid] + deltas[pid])} for pid in humans}
+    return {
+        humans[pid]: {
+            "before": before[pid],
+            "delta": deltas[pid],
+            "after": round1(before[pid] + deltas[pid]),
+        }
+        for pid in humans
+    }
 
 
 def apply_to_results(room: Room, changes: dict[str, dict[str, float]]) -> None:

@@ -35,26 +35,36 @@ def _new_player_id(room: Room) -> str:
 
 
 def _seat_human(room: Room, user: UserRef, *, ready: bool) -> Player:
-    player = Player(id=_new_player_id(room), name=user.name, kind="human", user_id=user.id,
-                    ready=ready, continue_mode=user.continue_mode)
+    player = Player(
+        id=_new_player_id(room),
+        name=user.name,
+        kind="human",
+        user_id=user.id,
+        ready=ready,
+        continue_mode=user.continue_mode,
+    )
     room.players.append(player)
     return player
 
 
-def create_room(room_id: str, user: UserRef, settings: dict[str, Any] | None,
-                now: int) -> Room:
+def create_room(room_id: str, user: UserRef, settings: dict[str, Any] | None, now: int) -> Room:
     """A new waiting room holding only its creator, who is host and ready."""
     parsed = Settings.parse(settings or {})
-    room = Room(id=room_id, host_id="", created_by_guest=user.guest, created_at=now,
-                settings=parsed, rated=not user.guest)
+    room = Room(
+        id=room_id,
+        host_id="",
+        created_by_guest=user.guest,
+        created_at=now,
+        settings=parsed,
+        rated=not user.guest,
+    )
     room.host_id = _seat_human(room, user, ready=True).id
     return room
 
 
 def _require_waiting(room: Room) -> None:
     if room.status != Status.WAITING:
-        raise Conflict("the room is no longer waiting: play has begun or ended",
-                       code="not_waiting")
+        raise Conflict("the room is no longer waiting: play has begun or ended", code="not_waiting")
 
 
 def _require_host(room: Room, user: UserRef) -> Player:
@@ -84,8 +94,9 @@ def _check_can_join(room: Room, user: UserRef, max_players: int) -> None:
     if room.created_by_guest:
         raise Forbidden("rooms created by guests cannot be joined", code="guest_room")
     if user.guest:
-        raise Forbidden("guests cannot join other players' rooms; register to join",
-                        code="guest_cannot_join")
+        raise Forbidden(
+            "guests cannot join other players' rooms; register to join", code="guest_cannot_join"
+        )
     if len(room.players) >= max_players:
         raise Conflict(f"the room is full ({max_players} players)", code="room_full")
 
@@ -179,8 +190,9 @@ def leave(room: Room, user: UserRef) -> None:
             room.status = Status.CLOSED
 
 
-def add_bot(room: Room, user: UserRef, level: str | None = None, *,
-            max_players: int = 100) -> Player:
+def add_bot(
+    room: Room, user: UserRef, level: str | None = None, *, max_players: int = 100
+) -> Player:
     """The host adds a bot at the end of the seats, named with the lowest free number."""
     _require_host(room, user)
     _require_waiting(room)
@@ -194,8 +206,7 @@ def add_bot(room: Room, user: UserRef, level: str | None = None, *,
         raise Conflict(f"the room is full ({max_players} players)", code="room_full")
     used = {p.name for p in bots}
     number = next(n for n in range(1, MAX_BOTS + 2) if f"Bot {n}" not in used)
-    bot = Player(id=_new_player_id(room), name=f"Bot {number}", kind="bot", level=level,
-                 ready=True)
+    bot = Player(id=_new_player_id(room), name=f"Bot {number}", kind="bot", level=level, ready=True)
     room.players.append(bot)
     return bot
 
@@ -215,8 +226,9 @@ def start(room: Room, user: UserRef, roller: Roller, now: int) -> list[Event]:
     _require_host(room, user)
     _require_waiting(room)
     if len(room.players) < 2:
-        raise Conflict("at least two participants are needed (add a bot?)",
-                       code="not_enough_players")
+        raise Conflict(
+            "at least two participants are needed (add a bot?)", code="not_enough_players"
+        )
     not_ready = [p.name for p in humans(room) if not p.ready]
     if not_ready:
         raise Conflict(f"not everyone is ready: {', '.join(not_ready)}", code="not_ready")
@@ -233,8 +245,15 @@ def recreate(room: Room, user: UserRef, new_room_id: str, now: int) -> Room:
         raise Conflict("only a finished game can be recreated", code="not_finished")
     if room.recreated_as is not None:
         raise Conflict("this room was already recreated", code="already_recreated")
-    new = Room(id=new_room_id, host_id="", created_by_guest=user.guest, created_at=now,
-               settings=room.settings, rated=not user.guest, recreated_from=room.id)
+    new = Room(
+        id=new_room_id,
+        host_id="",
+        created_by_guest=user.guest,
+        created_at=now,
+        settings=room.settings,
+        rated=not user.guest,
+        recreated_from=room.id,
+    )
     new.host_id = _seat_human(new, user, ready=True).id
     room.recreated_as = new_room_id
     return new

@@ -42,8 +42,9 @@ class RuleSystem(Protocol):
         """What the server does for a player whose turn deadline passed."""
         ...
 
-    def bot_action(self, view: dict[str, Any], level: str, memory: dict[str, Any],
-                   roller: Roller) -> dict[str, Any]:
+    def bot_action(
+        self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
+    ) -> dict[str, Any]:
         """A bot's action, decided from its own player view only."""
         ...
 

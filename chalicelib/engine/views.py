@@ -18,8 +18,11 @@ def iso(ms: int | None) -> str | None:
     """Epoch milliseconds as ISO 8601 UTC with ``Z``."""
     if ms is None:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z")
+    return (
+        datetime.fromtimestamp(ms / 1000, tz=UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def die_out(d: int) -> int | str:
@@ -40,9 +43,13 @@ def reveal_view(reveal: Reveal) -> dict[str, Any]:
         "eliminated": list(reveal.eliminated),
         "final": reveal.final,
         "rows": [
-            {"player_id": r.player_id, "name": r.name, "dice": [die_out(d) for d in r.dice],
-             "counted": list(r.counted),
-             "bids": [{"quantity": q, "face": f} for q, f in r.bids]}
+            {
+                "player_id": r.player_id,
+                "name": r.name,
+                "dice": [die_out(d) for d in r.dice],
+                "counted": list(r.counted),
+                "bids": [{"quantity": q, "face": f} for q, f in r.bids],
+            }
             for r in reveal.rows
         ],
     }
@@ -50,17 +57,25 @@ def reveal_view(reveal: Reveal) -> dict[str, Any]:
 
 def _player_out(p: Player, seat: int) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "id": p.id, "user_id": p.user_id, "name": p.name, "kind": p.kind, "seat": seat,
-        "ready": p.ready or p.is_bot, "dice_count": p.dice_count, "eliminated": p.eliminated,
-        "resigned": p.resigned, "rank": p.rank,
+        "id": p.id,
+        "user_id": p.user_id,
+        "name": p.name,
+        "kind": p.kind,
+        "seat": seat,
+        "ready": p.ready or p.is_bot,
+        "dice_count": p.dice_count,
+        "eliminated": p.eliminated,
+        "resigned": p.resigned,
+        "rank": p.rank,
     }
     if p.is_bot:
         out["level"] = p.level
     return out
 
 
-def room_view(room: Room, *, user_id: str | None = None,
-              player_id: str | None = None) -> dict[str, Any]:
+def room_view(
+    room: Room, *, user_id: str | None = None, player_id: str | None = None
+) -> dict[str, Any]:
     """The room as seen by a user (``user_id``), a seat (``player_id``: bots) or a spectator."""
     me_player = room.player(player_id) if player_id else room.player_of_user(user_id)
     is_host = me_player is not None and me_player.id == room.host_id
@@ -110,8 +125,11 @@ def _game_view(room: Room) -> dict[str, Any] | None:
         turn = {"number": game.turn, "player_id": game.turn_player, "deadline": iso(game.deadline)}
     brk = None
     if game.phase == Phase.BREAK:
-        brk = {"deadline": iso(game.deadline), "agreed": list(game.agreed),
-               "opener_id": game.opener}
+        brk = {
+            "deadline": iso(game.deadline),
+            "agreed": list(game.agreed),
+            "opener_id": game.opener,
+        }
     return {
         "round": game.round,
         "phase": game.phase.value,
@@ -137,8 +155,7 @@ def _results_view(room: Room) -> dict[str, Any] | None:
     ]
     if progress:
         progress[-1]["final"] = True
-    out = {"ranking": [dict(r) for r in room.results.get("ranking", [])],
-           "dice_progress": progress}
+    out = {"ranking": [dict(r) for r in room.results.get("ranking", [])], "dice_progress": progress}
     if "elo" in room.results:
         out["elo"] = room.results["elo"]
     return out
@@ -163,8 +180,12 @@ def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]
         for i in range(len(events) - 1, -1, -1):
             e = events[i]
             if e.get("type") == "bid_placed":
-                if (e.get("round") == hide_round and e.get("player_id") == bid.player_id
-                        and e.get("quantity") == bid.quantity and e.get("face") == bid.face):
+                if (
+                    e.get("round") == hide_round
+                    and e.get("player_id") == bid.player_id
+                    and e.get("quantity") == bid.quantity
+                    and e.get("face") == bid.face
+                ):
                     shown = i
                 break
     out = []

@@ -141,8 +141,9 @@ def test_aws_deps_are_built_from_settings_without_calling_aws() -> None:
     assert isinstance(deps.notifier, ApiGatewayNotifier) and deps.notifier.api_id == "abc"
     assert isinstance(deps.timers, SchedulerTimers) and deps.timers.group == "grp"
     # clients are made on first use
-    assert not (deps.store._client.created or deps.notifier._client.created
-                or deps.timers._client.created)
+    assert not (
+        deps.store._client.created or deps.notifier._client.created or deps.timers._client.created
+    )
     assert isinstance(deps.clock, wiring.SystemClock) and deps.clock.now_ms() > 1_700_000_000_000
     assert hasattr(deps.roller, "die")
 

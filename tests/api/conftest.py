@@ -58,8 +58,15 @@ class Env:
     timers: FakeTimers
     deps: wiring.Deps
 
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
-             raw: bytes | str | None = None, headers: dict[str, str] | None = None) -> Any:
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        raw: bytes | str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         """One HTTP request; returns the Chalice test response with ``.json`` parsed."""
         h = {"Content-Type": "application/json"}
         if token is not None:
@@ -70,8 +77,14 @@ class Env:
         resp.json = json.loads(resp.body) if resp.body else None
         return resp
 
-    def ok(self, method: str, path: str, body: Any = None, token: str | None = None,
-           status: int | None = None) -> Any:
+    def ok(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        status: int | None = None,
+    ) -> Any:
         """A request expected to succeed; returns the JSON answer."""
         resp = self.call(method, path, body, token)
         assert resp.status_code < 300, (method, path, resp.status_code, resp.json)
@@ -79,7 +92,9 @@ class Env:
             assert resp.status_code == status
         return resp.json
 
-    def register(self, username: str, password: str = "correct horse") -> tuple[str, dict[str, Any]]:
+    def register(
+        self, username: str, password: str = "correct horse"
+    ) -> tuple[str, dict[str, Any]]:
         """Register a user; (token, user)."""
         out = self.ok("POST", "/auth/register", {"username": username, "password": password})
         return out["token"], out["user"]
@@ -93,9 +108,14 @@ class Env:
 @pytest.fixture
 def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
     """The app on moto with fake clock, notifier and timers and a seeded roller."""
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                 "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": REGION,
-                 "TOKEN_SECRET": SECRET, "TABLE_NAME": "liars-api-test"}.items():
+    for k, v in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+        "TOKEN_SECRET": SECRET,
+        "TABLE_NAME": "liars-api-test",
+    }.items():
         monkeypatch.setenv(k, v)
     for k in ("AWS_PROFILE", "TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM", "MAX_ROOMS_PER_USER"):
         monkeypatch.delenv(k, raising=False)
@@ -108,8 +128,9 @@ def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
         store = DynamoStore("liars-api-test", REGION, client=LockedClient(raw, lock))
         store.ensure_table()
         clock, notifier, timers = FakeClock(), FakeNotifier(), FakeTimers()
-        deps = wiring.Deps(store=store, notifier=notifier, timers=timers, clock=clock,
-                           roller=SeededRoller(7))
+        deps = wiring.Deps(
+            store=store, notifier=notifier, timers=timers, clock=clock, roller=SeededRoller(7)
+        )
         wiring.set_deps(deps)
         from app import app
 

@@ -8,8 +8,14 @@ from typing import Any
 from tests.api.conftest import Env
 
 
-def setup_game(env: Env, *, humans: int = 2, bots: int = 1, settings: dict[str, Any] | None = None,
-               prefix: str = "user") -> tuple[str, list[str]]:
+def setup_game(
+    env: Env,
+    *,
+    humans: int = 2,
+    bots: int = 1,
+    settings: dict[str, Any] | None = None,
+    prefix: str = "user",
+) -> tuple[str, list[str]]:
     """Register ``humans`` users, seat them, add ``bots`` bots, start; (room id, tokens)."""
     tokens = [env.register(f"{prefix}{i}")[0] for i in range(humans)]
     room = env.ok("POST", "/rooms", {"settings": settings or {}}, tokens[0], 201)
@@ -23,8 +29,14 @@ def setup_game(env: Env, *, humans: int = 2, bots: int = 1, settings: dict[str, 
     return rid, tokens
 
 
-def play_to_end(env: Env, rid: str, tokens: list[str], rng: random.Random,
-                on_view: Any = None, max_steps: int = 2000) -> dict[str, Any]:
+def play_to_end(
+    env: Env,
+    rid: str,
+    tokens: list[str],
+    rng: random.Random,
+    on_view: Any = None,
+    max_steps: int = 2000,
+) -> dict[str, Any]:
     """Play the humans' turns (random legal bids or Liar!) until the game is finished."""
     for _ in range(max_steps):
         views = [env.ok("GET", f"/rooms/{rid}", None, t) for t in tokens]
@@ -40,20 +52,35 @@ def play_to_end(env: Env, rid: str, tokens: list[str], rng: random.Random,
             env.ok("POST", f"/rooms/{rid}/tick", None)
             continue
         turn = game["turn"]
-        mover = next((t, v) for t, v in zip(tokens, views, strict=True)
-                     if v["me"]["player_id"] == turn["player_id"])
+        mover = next(
+            (t, v)
+            for t, v in zip(tokens, views, strict=True)
+            if v["me"]["player_id"] == turn["player_id"]
+        )
         token = mover[0]
         bid = game["current_bid"]
         if bid is not None and (rng.random() < 0.5 or bid["quantity"] >= game["total_dice"]):
             action = {"type": "liar", "turn": turn["number"]}
         elif bid is None:
-            action = {"type": "bid", "quantity": 1, "face": rng.randint(1, 6),
-                      "turn": turn["number"]}
+            action = {
+                "type": "bid",
+                "quantity": 1,
+                "face": rng.randint(1, 6),
+                "turn": turn["number"],
+            }
         elif bid["face"] < 6:
-            action = {"type": "bid", "quantity": bid["quantity"], "face": bid["face"] + 1,
-                      "turn": turn["number"]}
+            action = {
+                "type": "bid",
+                "quantity": bid["quantity"],
+                "face": bid["face"] + 1,
+                "turn": turn["number"],
+            }
         else:
-            action = {"type": "bid", "quantity": bid["quantity"] + 1, "face": rng.randint(1, 6),
-                      "turn": turn["number"]}
+            action = {
+                "type": "bid",
+                "quantity": bid["quantity"] + 1,
+                "face": rng.randint(1, 6),
+                "turn": turn["number"],
+            }
         env.ok("POST", f"/rooms/{rid}/actions", action, token)
     raise AssertionError("the game did not end")

@@ -20,8 +20,12 @@ ANYONE = SIGNED_IN | {"signed_out"}
 
 def _expired(user_id: str) -> str:
     old = int(time.time()) - 100_000
-    return jwt.encode({"sub": user_id, "name": "x", "guest": False, "iat": old, "exp": old + 60},
-                      SECRET, algorithm="HS256", headers={"kid": "k1"})
+    return jwt.encode(
+        {"sub": user_id, "name": "x", "guest": False, "iat": old, "exp": old + 60},
+        SECRET,
+        algorithm="HS256",
+        headers={"kid": "k1"},
+    )
 
 
 def _tampered(token: str, other_token: str) -> str:
@@ -38,8 +42,15 @@ def world(api_env: Env) -> dict[str, Any]:
     player, _ = env.register("mplayer")
     other, _ = env.register("mother")
     guest, _ = env.guest()
-    tokens = {"host": host, "player": player, "other_room": other, "guest": guest,
-              "signed_out": None, "tampered": _tampered(player, host), "expired": _expired(hu["id"])}
+    tokens = {
+        "host": host,
+        "player": player,
+        "other_room": other,
+        "guest": guest,
+        "signed_out": None,
+        "tampered": _tampered(player, host),
+        "expired": _expired(hu["id"]),
+    }
     env.ok("POST", "/rooms", {}, other, 201)
 
     def room(start: bool) -> tuple[str, dict[str, Any]]:
@@ -57,49 +68,106 @@ def world(api_env: Env) -> dict[str, Any]:
     play_to_end(env, f, [host, player], random.Random(5))
     bot = next(p["id"] for p in wv["players"] if p["kind"] == "bot")
     turn = gv["game"]["turn"]["number"] if gv["game"]["turn"] else 0
-    return {"tokens": tokens, "W": w, "G": g, "F": f, "bot": bot, "order": [
-        p["id"] for p in gv["players"]], "turn": turn, "pending": hu["id"]}
+    return {
+        "tokens": tokens,
+        "W": w,
+        "G": g,
+        "F": f,
+        "bot": bot,
+        "order": [p["id"] for p in gv["players"]],
+        "turn": turn,
+        "pending": hu["id"],
+    }
 
 
 def _matrix(wd: dict[str, Any]) -> list[tuple[str, str, str, Any, set[str]]]:
     w, g, f = wd["W"], wd["G"], wd["F"]
     return [
         ("POST", "/auth/guest", "/auth/guest", {}, ANYONE),
-        ("POST", "/auth/register", "/auth/register", {"username": "newbie", "password": "p4ssword!"},
-         ANYONE),
-        ("POST", "/auth/login", "/auth/login", {"username": "mhost", "password": "correct horse"},
-         ANYONE),
+        (
+            "POST",
+            "/auth/register",
+            "/auth/register",
+            {"username": "newbie", "password": "p4ssword!"},
+            ANYONE,
+        ),
+        (
+            "POST",
+            "/auth/login",
+            "/auth/login",
+            {"username": "mhost", "password": "correct horse"},
+            ANYONE,
+        ),
         ("GET", "/me", "/me", None, SIGNED_IN),
         ("PATCH", "/me/preferences", "/me/preferences", {"continue_mode": "manual"}, SIGNED_IN),
         ("POST", "/realtime/tickets", "/realtime/tickets", None, SIGNED_IN),
         ("GET", "/rooms", "/rooms", None, ANYONE),
         ("POST", "/rooms", "/rooms", {}, SIGNED_IN),
         ("GET", "/rooms/{room_id}", f"/rooms/{w}", None, ANYONE),
-        ("PATCH", "/rooms/{room_id}/settings", f"/rooms/{w}/settings", {"starting_dice": 3},
-         {"host"}),
+        (
+            "PATCH",
+            "/rooms/{room_id}/settings",
+            f"/rooms/{w}/settings",
+            {"starting_dice": 3},
+            {"host"},
+        ),
         ("POST", "/rooms/{room_id}/join", f"/rooms/{w}/join", {}, {"other_room"}),
         ("POST", "/rooms/{room_id}/leave", f"/rooms/{w}/leave", None, {"host", "player"}),
-        ("PUT", "/rooms/{room_id}/ready", f"/rooms/{w}/ready", {"ready": True},
-         {"host", "player"}),
-        ("POST", "/rooms/{room_id}/requests/{user_id}/approve",
-         f"/rooms/{w}/requests/{wd['pending']}/approve", None, {"host"}),
-        ("POST", "/rooms/{room_id}/requests/{user_id}/deny",
-         f"/rooms/{w}/requests/{wd['pending']}/deny", None, {"host"}),
-        ("POST", "/rooms/{room_id}/invitations", f"/rooms/{w}/invitations",
-         {"username": "mother"}, {"host"}),
+        ("PUT", "/rooms/{room_id}/ready", f"/rooms/{w}/ready", {"ready": True}, {"host", "player"}),
+        (
+            "POST",
+            "/rooms/{room_id}/requests/{user_id}/approve",
+            f"/rooms/{w}/requests/{wd['pending']}/approve",
+            None,
+            {"host"},
+        ),
+        (
+            "POST",
+            "/rooms/{room_id}/requests/{user_id}/deny",
+            f"/rooms/{w}/requests/{wd['pending']}/deny",
+            None,
+            {"host"},
+        ),
+        (
+            "POST",
+            "/rooms/{room_id}/invitations",
+            f"/rooms/{w}/invitations",
+            {"username": "mother"},
+            {"host"},
+        ),
         ("POST", "/rooms/{room_id}/bots", f"/rooms/{w}/bots", {}, {"host"}),
-        ("DELETE", "/rooms/{room_id}/bots/{player_id}", f"/rooms/{w}/bots/{wd['bot']}", None,
-         {"host"}),
+        (
+            "DELETE",
+            "/rooms/{room_id}/bots/{player_id}",
+            f"/rooms/{w}/bots/{wd['bot']}",
+            None,
+            {"host"},
+        ),
         ("POST", "/rooms/{room_id}/start", f"/rooms/{w}/start", None, {"host"}),
-        ("POST", "/rooms/{room_id}/actions", f"/rooms/{g}/actions",
-         {"type": "bid", "quantity": 1, "face": 2, "turn": wd["turn"]}, {"host", "player"}),
+        (
+            "POST",
+            "/rooms/{room_id}/actions",
+            f"/rooms/{g}/actions",
+            {"type": "bid", "quantity": 1, "face": 2, "turn": wd["turn"]},
+            {"host", "player"},
+        ),
         ("POST", "/rooms/{room_id}/tick", f"/rooms/{g}/tick", None, ANYONE),
         ("POST", "/rooms/{room_id}/recreate", f"/rooms/{f}/recreate", None, {"host", "player"}),
         ("GET", "/rooms/{room_id}/chat", f"/rooms/{w}/chat", None, ANYONE),
-        ("POST", "/rooms/{room_id}/chat", f"/rooms/{w}/chat", {"text": "hello"},
-         {"host", "player", "other_room"}),
-        ("POST", "/rooms/{room_id}/elo-preview", f"/rooms/{g}/elo-preview",
-         {"order": wd["order"]}, {"host", "player"}),
+        (
+            "POST",
+            "/rooms/{room_id}/chat",
+            f"/rooms/{w}/chat",
+            {"text": "hello"},
+            {"host", "player", "other_room"},
+        ),
+        (
+            "POST",
+            "/rooms/{room_id}/elo-preview",
+            f"/rooms/{g}/elo-preview",
+            {"order": wd["order"]},
+            {"host", "player"},
+        ),
     ]
 
 
@@ -126,7 +194,15 @@ def test_no_unexpected_2xx_for_any_route_and_caller(api_env: Env, world: dict[st
     assert checked > 100
     # and the allowed callers really are allowed (the matrix is not vacuous)
     assert env.call("GET", f"/rooms/{world['W']}", None, tokens["guest"]).status_code == 200
-    assert env.call("POST", f"/rooms/{world['W']}/chat", {"text": "hi"},
-                    tokens["other_room"]).status_code == 201
-    assert env.call("POST", f"/rooms/{world['G']}/elo-preview", {"order": world["order"]},
-                    tokens["player"]).status_code == 200
+    assert (
+        env.call(
+            "POST", f"/rooms/{world['W']}/chat", {"text": "hi"}, tokens["other_room"]
+        ).status_code
+        == 201
+    )
+    assert (
+        env.call(
+            "POST", f"/rooms/{world['G']}/elo-preview", {"order": world["order"]}, tokens["player"]
+        ).status_code
+        == 200
+    )

@@ -16,10 +16,14 @@ from chalicelib import schemas
 from tests.api.conftest import Env
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False)
     | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -61,8 +65,11 @@ def seeded(api_env: Env) -> dict[str, Any]:
 
 def _concrete(path: str, seeded: dict[str, Any]) -> str:
     room = seeded["G"] if path.endswith(("/actions", "/elo-preview")) else seeded["W"]
-    return (path.replace("{room_id}", room).replace("{user_id}", seeded["user"])
-            .replace("{player_id}", seeded["bot"]))
+    return (
+        path.replace("{room_id}", room)
+        .replace("{user_id}", seeded["user"])
+        .replace("{player_id}", seeded["bot"])
+    )
 
 
 BODY_ROUTES = [r for r in schemas.ROUTES if r.body is not None]
@@ -70,17 +77,25 @@ ALL_ROUTES = list(schemas.ROUTES)
 
 
 @pytest.mark.parametrize("route", BODY_ROUTES, ids=lambda r: f"{r.method} {r.path}")
-def test_invalid_bodies_get_4xx_and_change_nothing(api_env: Env, seeded: dict[str, Any],
-                                                   route: schemas.RouteSpec) -> None:
+def test_invalid_bodies_get_4xx_and_change_nothing(
+    api_env: Env, seeded: dict[str, Any], route: schemas.RouteSpec
+) -> None:
     env = api_env
     path = _concrete(route.path, seeded)
     before = _snapshot(env)
     assert route.body is not None
     model = route.body
 
-    @settings(max_examples=25, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                     HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @settings(
+        max_examples=25,
+        deadline=None,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+        ],
+    )
     @given(body=_bodies(model))
     def check(body: Any) -> None:
         assume(not _valid(model, body))
@@ -93,14 +108,19 @@ def test_invalid_bodies_get_4xx_and_change_nothing(api_env: Env, seeded: dict[st
 
 
 @pytest.mark.parametrize("route", ALL_ROUTES, ids=lambda r: f"{r.method} {r.path}")
-def test_malformed_and_oversize_bodies_are_refused(api_env: Env, seeded: dict[str, Any],
-                                                   route: schemas.RouteSpec) -> None:
+def test_malformed_and_oversize_bodies_are_refused(
+    api_env: Env, seeded: dict[str, Any], route: schemas.RouteSpec
+) -> None:
     env = api_env
     path = _concrete(route.path, seeded)
     before = _snapshot(env)
 
-    @settings(max_examples=5, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @settings(
+        max_examples=5,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(raw=st.binary(min_size=1, max_size=64))
     def check(raw: bytes) -> None:
         try:
@@ -135,8 +155,10 @@ def test_odd_paths_and_queries_are_4xx(api_env: Env, seeded: dict[str, Any]) -> 
     assert env.call("GET", "/rooms/nope", None).status_code == 404
     assert env.call("GET", "/rooms?status=everything", None).status_code == 400
     assert env.call("GET", f"/rooms/{seeded['W']}/chat?after=" + "z" * 100, None).status_code == 400
-    assert env.call("POST", "/rooms/nope/actions", {"type": "resign"},
-                    seeded["host"]).status_code == 404
+    assert (
+        env.call("POST", "/rooms/nope/actions", {"type": "resign"}, seeded["host"]).status_code
+        == 404
+    )
 
 
 def test_concurrent_lock_is_in_place(api_env: Env) -> None:

@@ -62,8 +62,10 @@ def test_guest_game_against_bots_is_unrated(api_env: Env) -> None:
 
     assert final["status"] == "finished"
     assert final["rated"] is False
-    assert all(r["rating_before"] is None and r["rating_after"] is None
-               for r in final["results"]["ranking"])
+    assert all(
+        r["rating_before"] is None and r["rating_after"] is None
+        for r in final["results"]["ranking"]
+    )
     assert env.store.get_game_record(rid) is None
     me = env.ok("GET", "/me", None, token)
     assert me["rating"] is None

@@ -29,7 +29,9 @@ def test_register_login_and_duplicate_usernames(api_env: Env) -> None:
     assert _code(nobody) == (401, "bad_credentials")
     stored = env.store.get_user(user["id"])
     assert stored is not None and stored.password_hash is not None
-    assert stored.password_hash.startswith("$argon2id$") and "m=19456,t=2,p=1" in stored.password_hash
+    assert (
+        stored.password_hash.startswith("$argon2id$") and "m=19456,t=2,p=1" in stored.password_hash
+    )
 
 
 def test_tampered_expired_and_malformed_tokens_get_401(api_env: Env) -> None:
@@ -39,13 +41,25 @@ def test_tampered_expired_and_malformed_tokens_get_401(api_env: Env) -> None:
     tampered = f"{head}.{payload}.{sig[:-3]}{'AAA' if not sig.endswith('AAA') else 'BBB'}"
     assert _code(env.call("GET", "/me", None, tampered)) == (401, "invalid_token")
     old = int(time.time()) - 10_000
-    expired = jwt.encode({"sub": user["id"], "name": "dave", "guest": False, "iat": old,
-                          "exp": old + 60}, SECRET, algorithm="HS256", headers={"kid": "k1"})
+    expired = jwt.encode(
+        {"sub": user["id"], "name": "dave", "guest": False, "iat": old, "exp": old + 60},
+        SECRET,
+        algorithm="HS256",
+        headers={"kid": "k1"},
+    )
     assert _code(env.call("GET", "/me", None, expired)) == (401, "token_expired")
-    forged = jwt.encode({"sub": user["id"], "name": "dave", "guest": False,
-                         "iat": int(time.time()), "exp": int(time.time()) + 60},
-                        "another-secret-that-is-long-enough-000000", algorithm="HS256",
-                        headers={"kid": "k1"})
+    forged = jwt.encode(
+        {
+            "sub": user["id"],
+            "name": "dave",
+            "guest": False,
+            "iat": int(time.time()),
+            "exp": int(time.time()) + 60,
+        },
+        "another-secret-that-is-long-enough-000000",
+        algorithm="HS256",
+        headers={"kid": "k1"},
+    )
     assert _code(env.call("GET", "/me", None, forged)) == (401, "invalid_token")
     resp = env.call("GET", "/me", headers={"Authorization": "Basic abc"})
     assert _code(resp) == (401, "invalid_token")
@@ -57,8 +71,12 @@ def test_me_preferences_and_tickets(api_env: Env) -> None:
     env = api_env
     token, user = env.register("erin")
     me = env.ok("GET", "/me", None, token)
-    assert me == {"user": user, "rating": {"liars-lies": 1500.0},
-                  "preferences": {"continue_mode": "auto"}, "invitations": []}
+    assert me == {
+        "user": user,
+        "rating": {"liars-lies": 1500.0},
+        "preferences": {"continue_mode": "auto"},
+        "invitations": [],
+    }
     env.ok("PATCH", "/me/preferences", {"continue_mode": "manual"}, token)
     assert env.ok("GET", "/me", None, token)["preferences"] == {"continue_mode": "manual"}
     ticket = env.ok("POST", "/realtime/tickets", None, token, 201)
@@ -80,7 +98,9 @@ def test_approval_mode_pending_approve_and_deny(api_env: Env) -> None:
     hosted = env.ok("GET", f"/rooms/{rid}", None, host)
     assert [r["user_id"] for r in hosted["pending_requests"]] == [ua["id"], ub["id"]]
     assert _code(env.call("POST", f"/rooms/{rid}/requests/{ua['id']}/approve", None, b)) == (
-        403, "not_host")
+        403,
+        "not_host",
+    )
     env.ok("POST", f"/rooms/{rid}/requests/{ua['id']}/approve", None, host)
     env.ok("POST", f"/rooms/{rid}/requests/{ub['id']}/deny", None, host)
     assert env.ok("GET", f"/rooms/{rid}", None, a)["me"]["player_id"] is not None
@@ -91,19 +111,23 @@ def test_passcode_is_host_only_and_attempts_are_limited(api_env: Env) -> None:
     env = api_env
     host, _ = env.register("host2")
     guesser, _ = env.register("guesser")
-    rid = env.ok("POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "4321"}},
-                 host, 201)["id"]
+    rid = env.ok(
+        "POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "4321"}}, host, 201
+    )["id"]
     assert env.ok("GET", f"/rooms/{rid}", None, host)["settings"]["passcode"] == "4321"
     assert "passcode" not in env.ok("GET", f"/rooms/{rid}", None, guesser)["settings"]
     assert "passcode" not in env.ok("GET", f"/rooms/{rid}", None)["settings"]
     lobby = env.ok("GET", "/rooms", None)["rooms"]
     assert all("passcode" not in r["settings"] for r in lobby)
-    codes = [env.call("POST", f"/rooms/{rid}/join", {"passcode": f"{n:04d}"}, guesser)
-             for n in range(5)]
+    codes = [
+        env.call("POST", f"/rooms/{rid}/join", {"passcode": f"{n:04d}"}, guesser) for n in range(5)
+    ]
     assert [_code(r) for r in codes] == [(403, "wrong_passcode")] * 5
     # the right code no longer helps within the window: the code cannot be brute-forced
     assert _code(env.call("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, guesser)) == (
-        429, "rate_limited")
+        429,
+        "rate_limited",
+    )
     env.clock.advance(16 * 60 * 1000)
     assert env.ok("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, guesser)["me"]["player_id"]
 
@@ -112,15 +136,21 @@ def test_invitations_by_username(api_env: Env) -> None:
     env = api_env
     host, _ = env.register("host3")
     friend, _ = env.register("friend")
-    rid = env.ok("POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "1111"}},
-                 host, 201)["id"]
+    rid = env.ok(
+        "POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "1111"}}, host, 201
+    )["id"]
     assert _code(env.call("POST", f"/rooms/{rid}/invitations", {"username": "ghost"}, host)) == (
-        404, "unknown_user")
-    assert _code(env.call("POST", f"/rooms/{rid}/invitations", {"username": "host3"},
-                          friend)) == (403, "not_host")
+        404,
+        "unknown_user",
+    )
+    assert _code(env.call("POST", f"/rooms/{rid}/invitations", {"username": "host3"}, friend)) == (
+        403,
+        "not_host",
+    )
     env.ok("POST", f"/rooms/{rid}/invitations", {"username": "FRIEND"}, host)
     assert env.ok("GET", "/me", None, friend)["invitations"] == [
-        {"room_id": rid, "host_name": "host3"}]
+        {"room_id": rid, "host_name": "host3"}
+    ]
     joined = env.ok("POST", f"/rooms/{rid}/join", {}, friend)
     assert joined["me"]["player_id"] is not None
     assert env.ok("GET", "/me", None, friend)["invitations"] == []
@@ -134,9 +164,13 @@ def test_guest_rules(api_env: Env) -> None:
     real_room = env.ok("POST", "/rooms", {}, member, 201)["id"]
     assert _code(env.call("POST", f"/rooms/{guest_room}/join", {}, member)) == (403, "guest_room")
     assert _code(env.call("POST", f"/rooms/{real_room}/join", {}, guest)) == (
-        403, "guest_not_allowed")
+        403,
+        "guest_not_allowed",
+    )
     assert _code(env.call("POST", f"/rooms/{real_room}/chat", {"text": "hi"}, guest)) == (
-        403, "guest_not_allowed")
+        403,
+        "guest_not_allowed",
+    )
     assert env.ok("GET", f"/rooms/{real_room}/chat", None, guest) == {"messages": []}
 
 
@@ -150,11 +184,17 @@ def test_chat_order_length_and_rate(api_env: Env) -> None:
         sent.append(env.ok("POST", f"/rooms/{rid}/chat", {"text": f"  msg {i} "}, a, 201))
     assert sent[0]["user"] == {"id": ua["id"], "name": "chatter"} and sent[0]["text"] == "msg 0"
     assert _code(env.call("POST", f"/rooms/{rid}/chat", {"text": "too many"}, a)) == (
-        429, "rate_limited")
+        429,
+        "rate_limited",
+    )
     assert _code(env.call("POST", f"/rooms/{rid}/chat", {"text": "x" * 501}, a)) == (
-        400, "too_long")
+        400,
+        "too_long",
+    )
     assert _code(env.call("POST", f"/rooms/{rid}/chat", {"text": "   "}, a)) == (
-        400, "invalid_input")
+        400,
+        "invalid_input",
+    )
     got = env.ok("GET", f"/rooms/{rid}/chat", None)["messages"]
     assert [m["text"] for m in got] == [f"msg {i}" for i in range(5)]
     after = env.ok("GET", f"/rooms/{rid}/chat?after={got[2]['id']}", None)["messages"]
@@ -189,11 +229,17 @@ def test_elo_preview_checks_fixed_ranks(api_env: Env) -> None:
     ids = [p["id"] for p in view["players"]]
     out = env.ok("POST", f"/rooms/{rid}/elo-preview", {"order": ids}, b)["changes"]
     assert [(x["before"], x["delta"], x["after"]) for x in out] == [
-        (1500.0, 16.0, 1516.0), (1500.0, -16.0, 1484.0)]
+        (1500.0, 16.0, 1516.0),
+        (1500.0, -16.0, 1484.0),
+    ]
     assert _code(env.call("POST", f"/rooms/{rid}/elo-preview", {"order": ids}, c)) == (
-        403, "not_a_member")
+        403,
+        "not_a_member",
+    )
     assert _code(env.call("POST", f"/rooms/{rid}/elo-preview", {"order": ids[:2]}, a)) == (
-        400, "invalid_order")
+        400,
+        "invalid_order",
+    )
     env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, a)
     resigned = env.call("POST", f"/rooms/{rid}/elo-preview", {"order": ids}, a)
     assert _code(resigned) == (400, "invalid_order")
@@ -212,13 +258,22 @@ def test_continue_mode_chosen_after_joining_applies_when_play_begins(api_env: En
     assert mine["me"]["continue_mode"] == "manual"
     # Play one challenge: the Manual player must be asked to agree in the break.
     turn = view["game"]["turn"]
-    tokens = {api_env.ok("GET", f"/rooms/{rid}", None, t)["me"]["player_id"]: t
-              for t in (host, guest_of_room)}
-    api_env.ok("POST", f"/rooms/{rid}/actions",
-               {"type": "bid", "quantity": 10, "face": 6, "turn": turn["number"]},
-               tokens[turn["player_id"]])
+    tokens = {
+        api_env.ok("GET", f"/rooms/{rid}", None, t)["me"]["player_id"]: t
+        for t in (host, guest_of_room)
+    }
+    api_env.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "bid", "quantity": 10, "face": 6, "turn": turn["number"]},
+        tokens[turn["player_id"]],
+    )
     nxt = api_env.ok("GET", f"/rooms/{rid}", None, host)["game"]["turn"]
-    after = api_env.ok("POST", f"/rooms/{rid}/actions",
-                       {"type": "liar", "turn": nxt["number"]}, tokens[nxt["player_id"]])
+    after = api_env.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "liar", "turn": nxt["number"]},
+        tokens[nxt["player_id"]],
+    )
     assert after["game"]["phase"] == "break"
     assert mine["me"]["player_id"] not in after["game"]["break"]["agreed"]

@@ -19,7 +19,9 @@ from tests.api.conftest import Env
 THREADS = 16
 
 
-def _race(service: Service, caller: Caller, room_id: str, actions: list[dict[str, Any]]) -> Counter[str]:
+def _race(
+    service: Service, caller: Caller, room_id: str, actions: list[dict[str, Any]]
+) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     lock = threading.Lock()
     barrier = threading.Barrier(len(actions))
@@ -53,8 +55,12 @@ def test_conflicting_actions_for_one_turn_apply_exactly_once(api_env: Env) -> No
     env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, tb)
     view = env.ok("POST", f"/rooms/{rid}/start", None, ta)
     start_version = view["version"]
-    callers = {p["id"]: Caller(u["id"], u["name"], False)
-               for p in view["players"] for u in (ua, ub) if p["user_id"] == u["id"]}
+    callers = {
+        p["id"]: Caller(u["id"], u["name"], False)
+        for p in view["players"]
+        for u in (ua, ub)
+        if p["user_id"] == u["id"]
+    }
     service = Service()
     applied = 0
     conflicts: Counter[str] = Counter()
@@ -65,8 +71,14 @@ def test_conflicting_actions_for_one_turn_apply_exactly_once(api_env: Env) -> No
         base = game["current_bid"]["quantity"] if game["current_bid"] else 0
         # sixteen different legal raises for the same turn, plus a Liar! call once a bid exists
         actions: list[dict[str, Any]] = [
-            {"type": "bid", "quantity": base + 1 + i // 6, "face": 1 + i % 6,
-             "turn": turn["number"]} for i in range(THREADS)]
+            {
+                "type": "bid",
+                "quantity": base + 1 + i // 6,
+                "face": 1 + i % 6,
+                "turn": turn["number"],
+            }
+            for i in range(THREADS)
+        ]
         if step > 0:
             actions[-1] = {"type": "liar", "turn": turn["number"]}
         outcomes = _race(service, caller, rid, actions)

@@ -61,16 +61,30 @@ def test_no_view_or_push_leaks_hidden_dice_or_bid_history(api_env: Env) -> None:
             t, u = env.register(f"s{g}x{i}")
             tokens.append(t)
             users.append(u["id"])
-        room = env.ok("POST", "/rooms", {"settings": {"starting_dice": rng.randint(1, 3),
-                                                      "penalty": rng.choice(["discard", "give"])}},
-                      tokens[0], 201)
+        room = env.ok(
+            "POST",
+            "/rooms",
+            {
+                "settings": {
+                    "starting_dice": rng.randint(1, 3),
+                    "penalty": rng.choice(["discard", "give"]),
+                }
+            },
+            tokens[0],
+            201,
+        )
         rid = room["id"]
         for t in tokens[1:]:
             env.ok("POST", f"/rooms/{rid}/join", {}, t)
             env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, t)
         for _ in range(rng.randint(0, 2)):
-            env.ok("POST", f"/rooms/{rid}/bots", {"level": rng.choice(["easy", "strong"])},
-                   tokens[0], 201)
+            env.ok(
+                "POST",
+                f"/rooms/{rid}/bots",
+                {"level": rng.choice(["easy", "strong"])},
+                tokens[0],
+                201,
+            )
         # every human and one spectator watch the room over a WebSocket
         watchers = [*users, None]
         for n, uid in enumerate(watchers):
@@ -94,15 +108,22 @@ def test_no_view_or_push_leaks_hidden_dice_or_bid_history(api_env: Env) -> None:
             assert message["type"] == "room"
             n = int(conn.split("-")[1])
             view = message["room"]
-            assert view["me"]["player_id"] == (None if watchers[n] is None else view["me"]["player_id"])
+            assert view["me"]["player_id"] == (
+                None if watchers[n] is None else view["me"]["player_id"]
+            )
             if watchers[n] is None:
                 assert view["me"]["dice"] is None
             game = view["game"]
             if game and game["phase"] == "bidding":
                 for e in message["events"]:
-                    if e["type"] == "bid_placed" and e["round"] == game["round"] and "quantity" in e:
+                    if (
+                        e["type"] == "bid_placed"
+                        and e["round"] == game["round"]
+                        and "quantity" in e
+                    ):
                         assert {k: e[k] for k in ("player_id", "quantity", "face")} == game[
-                            "current_bid"]
+                            "current_bid"
+                        ]
             seen["pushes"] += 1
     assert seen["views"] > 50 and seen["pushes"] > 50
 
@@ -143,7 +164,9 @@ def test_the_checker_catches_a_leak(api_env: Env) -> None:
     history = {**view, "game": {**view["game"], "round_bids": []}}
     with pytest.raises(AssertionError):
         check_view(history, room, ua["id"])
-    other_bid = {**view, "game": {**view["game"],
-                                  "current_bid": {"player_id": "p9", "quantity": 1, "face": 2}}}
+    other_bid = {
+        **view,
+        "game": {**view["game"], "current_bid": {"player_id": "p9", "quantity": 1, "face": 2}},
+    }
     with pytest.raises(AssertionError):
         check_view(other_bid, room, ua["id"])

@@ -17,9 +17,15 @@ def user(i: int, mode: str = "auto") -> UserRef:
     return UserRef(f"u{i}", f"name{i}", continue_mode=mode)
 
 
-def new_game(hands: list[str], *, bots: int = 0, opener: int = 0,
-             settings: dict[str, Any] | None = None, modes: list[str] | None = None,
-             bot_level: str = "strong") -> tuple[Room, ScriptedRoller]:
+def new_game(
+    hands: list[str],
+    *,
+    bots: int = 0,
+    opener: int = 0,
+    settings: dict[str, Any] | None = None,
+    modes: list[str] | None = None,
+    bot_level: str = "strong",
+) -> tuple[Room, ScriptedRoller]:
     """Start a game of ``len(hands) - bots`` humans then ``bots`` bots with scripted first hands.
 
     ``hands`` holds one dice string per seat (``"33*12"``); the number of dice per seat is
@@ -44,13 +50,18 @@ def pid(room: Room, i: int) -> str:
     return room.players[i].id
 
 
-def bid(room: Room, roller: ScriptedRoller, seat: int, quantity: int, face: int,
-        now: int = T0) -> list[dict[str, Any]]:
+def bid(
+    room: Room, roller: ScriptedRoller, seat: int, quantity: int, face: int, now: int = T0
+) -> list[dict[str, Any]]:
     """Seat ``seat`` bids ``quantity`` × ``face`` on the current turn."""
     assert room.game is not None
-    return game.act(room, pid(room, seat),
-                    {"type": "bid", "quantity": quantity, "face": face, "turn": room.game.turn},
-                    roller, now)
+    return game.act(
+        room,
+        pid(room, seat),
+        {"type": "bid", "quantity": quantity, "face": face, "turn": room.game.turn},
+        roller,
+        now,
+    )
 
 
 def liar(room: Room, roller: ScriptedRoller, seat: int, now: int = T0) -> list[dict[str, Any]]:

@@ -29,12 +29,24 @@ from chalicelib.engine.views import bot_view
 LEVELS = ("easy", "strong", "random", "naive", "binomial")
 
 
-def table(hands: list[list[int]], *, wildcard: int = 10, penalty: str = "discard",
-          current: tuple[int, int, int] | None = None, to_act: int = 0) -> Room:
+def table(
+    hands: list[list[int]],
+    *,
+    wildcard: int = 10,
+    penalty: str = "discard",
+    current: tuple[int, int, int] | None = None,
+    to_act: int = 0,
+) -> Room:
     """A room in bidding with the given hands; ``current`` is (bidder seat, quantity, face)."""
-    room = Room(id="r", host_id="p1", created_by_guest=False, created_at=0,
-                settings=Settings(starting_dice=max(len(h) for h in hands),
-                                  wildcard_chance=wildcard, penalty=penalty))
+    room = Room(
+        id="r",
+        host_id="p1",
+        created_by_guest=False,
+        created_at=0,
+        settings=Settings(
+            starting_dice=max(len(h) for h in hands), wildcard_chance=wildcard, penalty=penalty
+        ),
+    )
     for i, _ in enumerate(hands):
         room.players.append(Player(id=f"p{i + 1}", name=f"name{i + 1}", kind="human"))
     game.start_game(room, SeededRoller(1), 0)
@@ -54,8 +66,9 @@ def table(hands: list[list[int]], *, wildcard: int = 10, penalty: str = "discard
     return room
 
 
-def decide(room: Room, level: str, memory: dict[str, Any] | None = None,
-           seed: int = 3) -> dict[str, Any]:
+def decide(
+    room: Room, level: str, memory: dict[str, Any] | None = None, seed: int = 3
+) -> dict[str, Any]:
     """The action the player to act would take as a bot of ``level``."""
     assert room.game is not None and room.game.turn_player is not None
     view = bot_view(room, room.game.turn_player)
@@ -92,18 +105,25 @@ def positions(draw: st.DrawFn) -> tuple[Room, list[list[int]]]:
     if draw(st.booleans()):
         bidder = draw(st.sampled_from([i for i in range(n) if i != to_act]))
         current = (bidder, draw(st.integers(1, total)), draw(st.integers(1, 6)))
-    room = table(hands, wildcard=draw(st.sampled_from([0, 5, 10])),
-                 penalty=draw(st.sampled_from(["discard", "give"])), current=current,
-                 to_act=to_act)
-    others = [h if i == to_act else draw(st.lists(die, min_size=len(h), max_size=len(h)))
-              for i, h in enumerate(hands)]
+    room = table(
+        hands,
+        wildcard=draw(st.sampled_from([0, 5, 10])),
+        penalty=draw(st.sampled_from(["discard", "give"])),
+        current=current,
+        to_act=to_act,
+    )
+    others = [
+        h if i == to_act else draw(st.lists(die, min_size=len(h), max_size=len(h)))
+        for i, h in enumerate(hands)
+    ]
     return room, others
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=positions(), level=st.sampled_from(LEVELS))
-def test_every_level_always_makes_a_legal_move(case: tuple[Room, list[list[int]]],
-                                              level: str) -> None:
+def test_every_level_always_makes_a_legal_move(
+    case: tuple[Room, list[list[int]]], level: str
+) -> None:
     room, _ = case
     assert is_legal(room, decide(room, level))
 
@@ -111,7 +131,8 @@ def test_every_level_always_makes_a_legal_move(case: tuple[Room, list[list[int]]
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=positions(), level=st.sampled_from(LEVELS))
 def test_decision_is_the_same_whatever_the_other_players_hidden_dice(
-        case: tuple[Room, list[list[int]]], level: str) -> None:
+    case: tuple[Room, list[list[int]]], level: str
+) -> None:
     room, other_hands = case
     memory = {"w": room.settings.wildcard_chance}
     before = decide(room, level, dict(memory))
@@ -144,20 +165,40 @@ def test_a_wildcard_counts_toward_every_face_in_the_bots_estimate() -> None:
     assert decide(room, "binomial")["type"] == "bid"
 
 
-def reveal(rows: list[tuple[str, list[int], list[tuple[int, int]]]], bid: Bid,
-           challenger: str) -> Reveal:
+def reveal(
+    rows: list[tuple[str, list[int], list[tuple[int, int]]]], bid: Bid, challenger: str
+) -> Reveal:
     """A completed round's reveal (only the fields observe reads matter)."""
-    return Reveal(round=1, bid=bid, challenger_id=challenger, count=0, loser_id=challenger,
-                  winner_id=bid.player_id, penalty="discard", eliminated=[],
-                  rows=[RevealRow(pid, pid, dice, [], bids) for pid, dice, bids in rows])
+    return Reveal(
+        round=1,
+        bid=bid,
+        challenger_id=challenger,
+        count=0,
+        loser_id=challenger,
+        winner_id=bid.player_id,
+        penalty="discard",
+        eliminated=[],
+        rows=[RevealRow(pid, pid, dice, [], bids) for pid, dice, bids in rows],
+    )
 
 
 def test_observe_counts_bluffs_honest_support_and_calls() -> None:
     memory: dict[str, Any] = {"w": 0}
-    observe(memory, reveal([
-        ("p1", [1, 1, 2], [(1, 3), (3, 1)]),  # no 3 at all: a bluff; then three 1s on two 1s
-        ("p2", [4, 5, 6], [(2, 3)]),
-    ], Bid("p1", 3, 1), challenger="p2"))
+    observe(
+        memory,
+        reveal(
+            [
+                (
+                    "p1",
+                    [1, 1, 2],
+                    [(1, 3), (3, 1)],
+                ),  # no 3 at all: a bluff; then three 1s on two 1s
+                ("p2", [4, 5, 6], [(2, 3)]),
+            ],
+            Bid("p1", 3, 1),
+            challenger="p2",
+        ),
+    )
     p1, p2 = memory["o"]["p1"], memory["o"]["p2"]
     assert (p1[BIDS], p1[BLUFFS], p1[HONEST_MATCH], p1[HONEST_DICE]) == (2, 1, 2, 3)
     assert (p2[BIDS], p2[BLUFFS]) == (1, 1)
@@ -189,11 +230,15 @@ def test_strong_calls_a_known_bluffer_it_would_believe_from_an_honest_bidder() -
 
 
 def test_a_bot_game_keeps_the_memory_small() -> None:
-    room = Room(id="r", host_id="", created_by_guest=True, created_at=0,
-                settings=Settings(starting_dice=5, penalty="give"))
+    room = Room(
+        id="r",
+        host_id="",
+        created_by_guest=True,
+        created_at=0,
+        settings=Settings(starting_dice=5, penalty="give"),
+    )
     for i in range(6):
-        room.players.append(Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot",
-                                   level="strong"))
+        room.players.append(Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot", level="strong"))
     game.start_game(room, SeededRoller(11), 0)
     assert room.game is not None and room.game.phase == Phase.FINAL_REVEAL
     assert set(room.bot_memory["o"]) == {p.id for p in room.players}
@@ -202,10 +247,16 @@ def test_a_bot_game_keeps_the_memory_small() -> None:
 
 def test_bots_play_whole_games_at_every_level() -> None:
     for level in ("easy", "strong"):
-        room = Room(id="r", host_id="", created_by_guest=True, created_at=0,
-                    settings=Settings(starting_dice=3))
-        room.players = [Player(id=f"p{i}", name=f"Bot {i}", kind="bot", level=level)
-                        for i in range(1, 5)]
+        room = Room(
+            id="r",
+            host_id="",
+            created_by_guest=True,
+            created_at=0,
+            settings=Settings(starting_dice=3),
+        )
+        room.players = [
+            Player(id=f"p{i}", name=f"Bot {i}", kind="bot", level=level) for i in range(1, 5)
+        ]
         game.start_game(room, ScriptedRoller(dice="123456*" * 40), 0)
         assert room.game is not None and room.game.phase == Phase.FINAL_REVEAL
         assert sorted(p.rank or 0 for p in room.players if not p.in_game) == [2, 3, 4]

@@ -27,8 +27,7 @@ def test_every_turn_has_a_deadline_of_the_room_turn_length() -> None:
 def test_timeout_opening_bids_one_1() -> None:
     room, roller = new_game(["12345", "12345"])
     events = game.advance(room, T0 + TURN, roller)
-    assert room.game.current_bid.to_dict() == {"player_id": pid(room, 0), "quantity": 1,
-                                               "face": 1}
+    assert room.game.current_bid.to_dict() == {"player_id": pid(room, 0), "quantity": 1, "face": 1}
     assert events[0]["type"] == "turn_timed_out"
 
 
@@ -159,7 +158,9 @@ def test_bots_always_agree() -> None:
     assert room.game.agreed == [pid(room, 1)]
 
 
-def test_last_human_eliminated_during_a_break_with_only_bots_left_starts_next_round_at_once() -> None:
+def test_last_human_eliminated_during_a_break_with_only_bots_left_starts_next_round_at_once() -> (
+    None
+):
     # A Manual human with one die bids three 6s over dice 1, 2, 3; the next bot calls Liar!,
     # the human is out, only bots remain, so the next round starts without waiting.
     room, roller = new_game(["1", "2", "3"], bots=2, modes=["manual"])
@@ -250,5 +251,8 @@ def test_dice_progress_records_counts_at_each_round_start_and_the_end() -> None:
     progress = room_view(room)["results"]["dice_progress"]
     a, b = pid(room, 0), pid(room, 1)
     assert [(p["round"], p["counts"][a], p["counts"][b]) for p in progress] == [
-        (1, 2, 2), (2, 1, 2), (2, 0, 2)]
+        (1, 2, 2),
+        (2, 1, 2),
+        (2, 0, 2),
+    ]
     assert progress[-1]["final"] is True

@@ -38,15 +38,34 @@ GUEST = UserRef("g1", "Guest 1", guest=True)
 
 def test_settings_defaults_follow_the_spec() -> None:
     assert Settings.parse({}).to_dict() == {
-        "starting_dice": 5, "wildcard_chance": 10, "penalty": "discard", "turn_seconds": 30,
-        "break_seconds": 60, "joining": "open", "passcode": None, "rules": "classic"}
+        "starting_dice": 5,
+        "wildcard_chance": 10,
+        "penalty": "discard",
+        "turn_seconds": 30,
+        "break_seconds": 60,
+        "joining": "open",
+        "passcode": None,
+        "rules": "classic",
+    }
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("starting_dice", 0), ("starting_dice", 11), ("wildcard_chance", 7), ("penalty", "steal"),
-    ("turn_seconds", 45), ("break_seconds", 10), ("joining", "closed"), ("rules", "poker?"),
-    ("starting_dice", True), ("passcode", "12a4"), ("passcode", "12345"), ("colour", "red"),
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("starting_dice", 0),
+        ("starting_dice", 11),
+        ("wildcard_chance", 7),
+        ("penalty", "steal"),
+        ("turn_seconds", 45),
+        ("break_seconds", 10),
+        ("joining", "closed"),
+        ("rules", "poker?"),
+        ("starting_dice", True),
+        ("passcode", "12a4"),
+        ("passcode", "12345"),
+        ("colour", "red"),
+    ],
+)
 def test_any_other_setting_value_is_refused_naming_the_field(name: str, value: object) -> None:
     with pytest.raises(InvalidSetting) as err:
         Settings.parse({name: value})
@@ -191,6 +210,7 @@ def test_one_account_one_seat() -> None:
 def test_recreate_opens_a_waiting_room_with_the_same_settings_and_a_pointer() -> None:
     room, roller = new_game(["1", "1"], settings={"joining": "passcode", "passcode": "9999"})
     from chalicelib.engine import game
+
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)
     new = recreate(room, user(2), "r2", T0 + 1)
     assert room.recreated_as == "r2"
@@ -206,8 +226,9 @@ def test_recreate_opens_a_waiting_room_with_the_same_settings_and_a_pointer() ->
 
 def test_pairwise_elo_for_equal_ratings() -> None:
     # Three humans at 1500: K/(N−1) = 16; the winner scores +1 −0.5 twice → +16.
-    changes = ratings.pairwise_changes({"a": 1, "b": 2, "c": 3},
-                                       {"a": 1500.0, "b": 1500.0, "c": 1500.0})
+    changes = ratings.pairwise_changes(
+        {"a": 1, "b": 2, "c": 3}, {"a": 1500.0, "b": 1500.0, "c": 1500.0}
+    )
     assert changes == {"a": 16.0, "b": 0.0, "c": -16.0}
 
 
@@ -221,19 +242,22 @@ def test_pairwise_elo_uses_the_expected_score() -> None:
 def test_one_human_against_bots_changes_nothing() -> None:
     room, _ = new_game(["12", "12", "12"], bots=2)
     from chalicelib.engine import game
+
     roller = SeededRoller(5)
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)
     # the bots play the rest inside the transition, up to the three-second final reveal
     game.advance(room, T0 + 3000, roller)
     assert room.status == Status.FINISHED
     assert ratings.final_changes(room, {"u1": 1500.0}) == {
-        "u1": {"before": 1500.0, "delta": 0.0, "after": 1500.0}}
+        "u1": {"before": 1500.0, "delta": 0.0, "after": 1500.0}
+    }
 
 
 def test_elo_preview_enforces_fixed_ranks() -> None:
     room, roller = new_game(["12345"] * 3)
     roller.add_dice("1" * 10)
     from chalicelib.engine import game
+
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)  # rank 3 fixed
     order_ok = [pid(room, 2), pid(room, 1), pid(room, 0)]
     changes = ratings.changes_for_order(room, order_ok, {})

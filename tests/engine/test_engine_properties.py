@@ -17,13 +17,15 @@ from tests.engine.helpers import bids_in, dice_lists_in
 
 T0 = 1_700_000_000_000
 
-game_settings = st.fixed_dictionaries({
-    "starting_dice": st.sampled_from([1, 1, 2, 3, 5, 10]),
-    "wildcard_chance": st.sampled_from([0, 5, 10]),
-    "penalty": st.sampled_from(["discard", "give"]),
-    "turn_seconds": st.sampled_from([15, 30, 60]),
-    "break_seconds": st.sampled_from([30, 60, 120]),
-})
+game_settings = st.fixed_dictionaries(
+    {
+        "starting_dice": st.sampled_from([1, 1, 2, 3, 5, 10]),
+        "wildcard_chance": st.sampled_from([0, 5, 10]),
+        "penalty": st.sampled_from(["discard", "give"]),
+        "turn_seconds": st.sampled_from([15, 30, 60]),
+        "break_seconds": st.sampled_from([30, 60, 120]),
+    }
+)
 
 
 def build(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int) -> Room:
@@ -71,8 +73,11 @@ def check_invariants(room: Room, initial_total: int, removed: int, prev_bid: Any
         if prev_bid is not None and g.current_bid is not None:
             q0, f0 = prev_bid[1]
             b = g.current_bid
-            assert (b.quantity, b.face) == (q0, f0) or b.quantity > q0 or (
-                b.quantity == q0 and b.face > f0)
+            assert (
+                (b.quantity, b.face) == (q0, f0)
+                or b.quantity > q0
+                or (b.quantity == q0 and b.face > f0)
+            )
     if room.settings.penalty == "give":
         assert sum(p.dice_count for p in room.players) == initial_total - removed
     assert all(p.dice_count == 0 for p in room.players if not p.in_game)
@@ -80,8 +85,9 @@ def check_invariants(room: Room, initial_total: int, removed: int, prev_bid: Any
         assert sorted(p.rank for p in room.players) == list(range(1, len(room.players) + 1))
 
 
-def play(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int,
-         check: bool = True) -> tuple[Room, list[tuple[str, dict[str, Any] | int, int]]]:
+def play(
+    cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int, check: bool = True
+) -> tuple[Room, list[tuple[str, dict[str, Any] | int, int]]]:
     """Drive a game to its end with random (legal and illegal) human moves and timeouts."""
     room = build(cfg, humans, bots, modes, seed)
     dice_roller = SeededRoller(seed * 7 + 1)
@@ -120,8 +126,12 @@ def play(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: in
                 action = {"type": "liar", "turn": g.turn}
             else:
                 total = sum(p.dice_count for p in room.players if p.in_game)
-                action = {"type": "bid", "quantity": 1 + choices.below(max(1, total)),
-                          "face": 1 + choices.below(6), "turn": g.turn - choices.below(2)}
+                action = {
+                    "type": "bid",
+                    "quantity": 1 + choices.below(max(1, total)),
+                    "face": 1 + choices.below(6),
+                    "turn": g.turn - choices.below(2),
+                }
             before = room.to_dict()
             dice_before = actor.dice_count
             try:
@@ -139,19 +149,33 @@ def play(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: in
             check_view_secrecy(room)
             for e in events_for(room, events):
                 if e["type"] == "bid_placed" and "quantity" in e:
-                    assert room.game.phase != Phase.BIDDING or e["round"] != room.game.round or (
-                        room.game.current_bid is not None
-                        and (e["quantity"], e["face"]) == (room.game.current_bid.quantity,
-                                                           room.game.current_bid.face))
+                    assert (
+                        room.game.phase != Phase.BIDDING
+                        or e["round"] != room.game.round
+                        or (
+                            room.game.current_bid is not None
+                            and (e["quantity"], e["face"])
+                            == (room.game.current_bid.quantity, room.game.current_bid.face)
+                        )
+                    )
         if room.game and room.game.current_bid is not None:
-            prev_bid = (room.game.round, (room.game.current_bid.quantity, room.game.current_bid.face))
+            prev_bid = (
+                room.game.round,
+                (room.game.current_bid.quantity, room.game.current_bid.face),
+            )
         else:
             prev_bid = None
     return room, log
 
 
-def replay(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int,
-           log: list[tuple[str, dict[str, Any] | int, int]]) -> Room:
+def replay(
+    cfg: dict[str, Any],
+    humans: int,
+    bots: int,
+    modes: list[str],
+    seed: int,
+    log: list[tuple[str, dict[str, Any] | int, int]],
+) -> Room:
     """Re-apply a logged game with the same rolls."""
     room = build(cfg, humans, bots, modes, seed)
     dice_roller = SeededRoller(seed * 7 + 1)
@@ -165,11 +189,16 @@ def replay(cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: 
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cfg=game_settings, humans=st.integers(1, 4), bots=st.integers(0, 6),
-       modes=st.lists(st.sampled_from(["auto", "manual"]), min_size=1, max_size=4),
-       seed=st.integers(0, 2**32))
-def test_random_games_end_keep_invariants_and_replay(cfg: dict[str, Any], humans: int, bots: int,
-                                                     modes: list[str], seed: int) -> None:
+@given(
+    cfg=game_settings,
+    humans=st.integers(1, 4),
+    bots=st.integers(0, 6),
+    modes=st.lists(st.sampled_from(["auto", "manual"]), min_size=1, max_size=4),
+    seed=st.integers(0, 2**32),
+)
+def test_random_games_end_keep_invariants_and_replay(
+    cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int
+) -> None:
     if humans + bots < 2:
         bots = 1
     room, log = play(cfg, humans, bots, modes, seed)
@@ -180,8 +209,13 @@ def test_random_games_end_keep_invariants_and_replay(cfg: dict[str, Any], humans
 @settings(max_examples=3, deadline=None)
 @given(seed=st.integers(0, 2**32), penalty=st.sampled_from(["discard", "give"]))
 def test_ten_players_ten_dice_games_end(seed: int, penalty: str) -> None:
-    cfg = {"starting_dice": 10, "wildcard_chance": 10, "penalty": penalty, "turn_seconds": 15,
-           "break_seconds": 30}
+    cfg = {
+        "starting_dice": 10,
+        "wildcard_chance": 10,
+        "penalty": penalty,
+        "turn_seconds": 15,
+        "break_seconds": 30,
+    }
     room, _ = play(cfg, 2, 8, ["auto", "manual"], seed, check=False)
     assert room.status == Status.FINISHED
     assert sorted(p.rank for p in room.players) == list(range(1, 11))
@@ -190,7 +224,12 @@ def test_ten_players_ten_dice_games_end(seed: int, penalty: str) -> None:
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_one_starting_die_games_end(seed: int) -> None:
-    cfg = {"starting_dice": 1, "wildcard_chance": 0, "penalty": "give", "turn_seconds": 15,
-           "break_seconds": 30}
+    cfg = {
+        "starting_dice": 1,
+        "wildcard_chance": 0,
+        "penalty": "give",
+        "turn_seconds": 15,
+        "break_seconds": 30,
+    }
     room, _ = play(cfg, 3, 2, ["manual"], seed)
     assert room.status == Status.FINISHED

@@ -125,8 +125,9 @@ def test_discard_penalty_removes_the_die_from_play() -> None:
 
 
 def test_give_penalty_lets_the_winner_exceed_the_starting_count() -> None:
-    room, roller = new_game(["12345", "12345"], settings={"penalty": "give"},
-                            modes=["manual", "manual"])
+    room, roller = new_game(
+        ["12345", "12345"], settings={"penalty": "give"}, modes=["manual", "manual"]
+    )
     bid(room, roller, 0, 9, 6)
     liar(room, roller, 1)
     assert [p.dice_count for p in room.players] == [4, 6]
@@ -202,8 +203,7 @@ def test_hidden_bid_history_only_the_current_bid_is_shown() -> None:
     bid(room, roller, 1, 2, 2)
     for viewer in ("u1", "u2", "u3", None):
         view = room_view(room, user_id=viewer)
-        assert view["game"]["current_bid"] == {"player_id": pid(room, 1), "quantity": 2,
-                                               "face": 2}
+        assert view["game"]["current_bid"] == {"player_id": pid(room, 1), "quantity": 2, "face": 2}
         assert bids_in(view) == [(2, 2)]
 
 

@@ -50,14 +50,21 @@ class RealtimeEnv:
 
     # --- REST -------------------------------------------------------------------------
 
-    def ok(self, method: str, path: str, body: Any = None, token: str | None = None,
-           status: int | None = None) -> Any:
+    def ok(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        status: int | None = None,
+    ) -> Any:
         """One HTTP request expected to succeed; its JSON answer."""
         headers = {"Content-Type": "application/json"}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         resp = getattr(self.client.http, method.lower())(
-            path, headers=headers, body=json.dumps(body) if body is not None else None)
+            path, headers=headers, body=json.dumps(body) if body is not None else None
+        )
         answer = json.loads(resp.body) if resp.body else None
         assert resp.status_code < 300, (method, path, resp.status_code, answer)
         if status is not None:
@@ -82,16 +89,24 @@ class RealtimeEnv:
 
     # --- WebSocket --------------------------------------------------------------------
 
-    def ws_event(self, connection_id: str, route_key: str, body: str | None = None,
-                 query: dict[str, str] | None = None) -> dict[str, Any]:
+    def ws_event(
+        self,
+        connection_id: str,
+        route_key: str,
+        body: str | None = None,
+        query: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         """An API Gateway WebSocket event, as Lambda receives it."""
-        event_type = {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(route_key,
-                                                                            "MESSAGE")
+        event_type = {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(route_key, "MESSAGE")
         event: dict[str, Any] = {
-            "requestContext": {"routeKey": route_key, "eventType": event_type,
-                               "connectionId": connection_id,
-                               "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
-                               "stage": "ws", "apiId": "abc123"},
+            "requestContext": {
+                "routeKey": route_key,
+                "eventType": event_type,
+                "connectionId": connection_id,
+                "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
+                "stage": "ws",
+                "apiId": "abc123",
+            },
             "queryStringParameters": query,
             "isBase64Encoded": False,
         }
@@ -103,7 +118,8 @@ class RealtimeEnv:
         """Open a connection (with ``?ticket=`` when given); the handshake's status code."""
         query = {"ticket": ticket} if ticket is not None else None
         answer = self.client.lambda_.invoke(
-            "ws_connect", self.ws_event(connection_id, "$connect", query=query)).payload
+            "ws_connect", self.ws_event(connection_id, "$connect", query=query)
+        ).payload
         return int(answer["statusCode"])
 
     def send(self, connection_id: str, message: Any) -> list[dict[str, Any]]:
@@ -128,7 +144,8 @@ class RealtimeEnv:
     def fire(self, room_id: str, version: int | None = None) -> Any:
         """Invoke the room_timer handler as EventBridge Scheduler would."""
         return self.client.lambda_.invoke(
-            "room_timer", {"room_id": room_id, "version": version}).payload
+            "room_timer", {"room_id": room_id, "version": version}
+        ).payload
 
     def schedules(self, room_id: str) -> dict[int, dict[str, Any]]:
         """Every schedule stored in moto for ``room_id``, by version."""
@@ -162,9 +179,14 @@ def parse_iso(text: str) -> int:
 @pytest.fixture
 def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[RealtimeEnv]:
     """The app on moto's DynamoDB and Scheduler, with a fake clock and notifier."""
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                 "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": REGION,
-                 "TOKEN_SECRET": SECRET, "TABLE_NAME": TABLE}.items():
+    for k, v in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+        "TOKEN_SECRET": SECRET,
+        "TABLE_NAME": TABLE,
+    }.items():
         monkeypatch.setenv(k, v)
     for k in ("AWS_PROFILE", "TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM", "MAX_ROOMS_PER_USER"):
         monkeypatch.delenv(k, raising=False)
@@ -173,14 +195,16 @@ def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[RealtimeEnv]:
         import boto3
 
         lock = threading.Lock()
-        store = DynamoStore(TABLE, REGION,
-                            client=LockedClient(boto3.client("dynamodb", region_name=REGION), lock))
+        store = DynamoStore(
+            TABLE, REGION, client=LockedClient(boto3.client("dynamodb", region_name=REGION), lock)
+        )
         store.ensure_table()
         scheduler = LockedClient(boto3.client("scheduler", region_name=REGION), lock)
         timers = SchedulerTimers(GROUP, TIMER_ARN, ROLE_ARN, REGION, client=scheduler)
         clock, notifier = FakeClock(), FakeNotifier()
-        deps = wiring.Deps(store=store, notifier=notifier, timers=timers, clock=clock,
-                           roller=SeededRoller(11))
+        deps = wiring.Deps(
+            store=store, notifier=notifier, timers=timers, clock=clock, roller=SeededRoller(11)
+        )
         wiring.set_deps(deps)
         from app import app
 

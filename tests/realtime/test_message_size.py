@@ -26,8 +26,13 @@ def big_room(roller: SeededRoller) -> tuple[Room, list[dict[str, Any]]]:
 
 def test_every_push_of_a_10_by_10_game_fits_a_frame() -> None:
     roller = SeededRoller(5)
-    deps = wiring.Deps(store=MemoryStore(), notifier=FakeNotifier(), timers=FakeTimers(),
-                       clock=FakeClock(T0), roller=roller)
+    deps = wiring.Deps(
+        store=MemoryStore(),
+        notifier=FakeNotifier(),
+        timers=FakeTimers(),
+        clock=FakeClock(T0),
+        roller=roller,
+    )
     deps.store.put_connection("host", "u-host", T0)
     deps.store.put_connection("watcher", None, T0)
     for cid in ("host", "watcher"):

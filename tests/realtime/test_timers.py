@@ -42,23 +42,32 @@ def assert_wakes_at_deadline(rt: RealtimeEnv, rid: str) -> dict[str, Any]:
 def bid(rt: RealtimeEnv, rid: str, tokens: list[str], quantity: int, face: int) -> str:
     """The player to act bids; their token."""
     token, view = token_to_act(rt, rid, tokens)
-    rt.ok("POST", f"/rooms/{rid}/actions", {"type": "bid", "quantity": quantity, "face": face,
-                                            "turn": view["game"]["turn"]["number"]}, token)
+    rt.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "bid", "quantity": quantity, "face": face, "turn": view["game"]["turn"]["number"]},
+        token,
+    )
     return token
 
 
 def liar(rt: RealtimeEnv, rid: str, tokens: list[str]) -> str:
     """The player to act calls Liar!; their token."""
     token, view = token_to_act(rt, rid, tokens)
-    rt.ok("POST", f"/rooms/{rid}/actions",
-          {"type": "liar", "turn": view["game"]["turn"]["number"]}, token)
+    rt.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "liar", "turn": view["game"]["turn"]["number"]},
+        token,
+    )
     return token
 
 
 def events_pushed(rt: RealtimeEnv, cid: str) -> list[str]:
     """Types of every event pushed to a connection, in order."""
-    return [e["type"] for m in rt.notifier.messages_for(cid) if m["type"] == "room"
-            for e in m["events"]]
+    return [
+        e["type"] for m in rt.notifier.messages_for(cid) if m["type"] == "room" for e in m["events"]
+    ]
 
 
 # --- schedules ------------------------------------------------------------------------------
@@ -108,8 +117,11 @@ def test_the_timer_after_the_deadline_applies_exactly_one_timeout(rt: RealtimeEn
     out = rt.fire(rid, version)
     assert out["version"] == version + 1
     after = rt.ok("GET", f"/rooms/{rid}")
-    assert after["game"]["current_bid"] == {"player_id": view["game"]["turn"]["player_id"],
-                                            "quantity": 1, "face": 1}
+    assert after["game"]["current_bid"] == {
+        "player_id": view["game"]["turn"]["player_id"],
+        "quantity": 1,
+        "face": 1,
+    }
     assert after["game"]["turn"]["number"] == view["game"]["turn"]["number"] + 1
     # The next turn counts from the missed deadline, not from when the timer arrived.
     assert deadline_of(after) == deadline_of(view) + TURN_MS
@@ -209,8 +221,15 @@ def test_tick_over_rest_applies_the_passed_deadline(rt: RealtimeEnv) -> None:
 def _fresh_game(rt: RealtimeEnv, tokens: list[str], t0: int) -> str:
     """The same two users start an identical game at ``t0`` with identical dice."""
     rt.clock.now = t0
-    wiring.set_deps(wiring.Deps(store=rt.store, notifier=rt.notifier, timers=rt.timers,
-                                clock=rt.clock, roller=SeededRoller(2024)))
+    wiring.set_deps(
+        wiring.Deps(
+            store=rt.store,
+            notifier=rt.notifier,
+            timers=rt.timers,
+            clock=rt.clock,
+            roller=SeededRoller(2024),
+        )
+    )
     rid: str = rt.ok("POST", "/rooms", {"settings": {"starting_dice": 5}}, tokens[0], 201)["id"]
     rt.ok("POST", f"/rooms/{rid}/join", {}, tokens[1])
     rt.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, tokens[1])
@@ -259,7 +278,8 @@ def test_a_room_left_alone_catches_up_to_what_punctual_timers_give(rt: RealtimeE
 
 
 def test_auto_players_agree_at_once_so_the_next_round_starts_without_a_break(
-        rt: RealtimeEnv) -> None:
+    rt: RealtimeEnv,
+) -> None:
     rid, tokens = two_player_room(rt, humans=2)
     bid(rt, rid, tokens, 1, 5)
     liar(rt, rid, tokens)
@@ -305,8 +325,7 @@ def test_a_manual_player_votes_and_the_break_ends_when_everyone_agreed(rt: Realt
 
 def test_bots_agree_at_once(rt: RealtimeEnv) -> None:
     _, _, view = _manual_break(rt, bots=1)
-    bots = [p["id"] for p in view["players"] if p["kind"] == "bot"
-            and not p["eliminated"]]
+    bots = [p["id"] for p in view["players"] if p["kind"] == "bot" and not p["eliminated"]]
     assert bots and set(bots) <= set(view["game"]["break"]["agreed"])
 
 

@@ -9,8 +9,13 @@ from chalicelib.adapters.notifier import ApiGatewayNotifier
 from tests.realtime.conftest import RealtimeEnv
 
 
-def two_player_room(rt: RealtimeEnv, *, humans: int = 3, started: bool = True,
-                    settings: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+def two_player_room(
+    rt: RealtimeEnv,
+    *,
+    humans: int = 3,
+    started: bool = True,
+    settings: dict[str, Any] | None = None,
+) -> tuple[str, list[str]]:
     """Register ``humans`` users in one room (no bots) and start it; (room id, tokens)."""
     tokens = [rt.register(f"player{i}") for i in range(humans)]
     rid = rt.ok("POST", "/rooms", {"settings": settings or {}}, tokens[0], 201)["id"]
@@ -96,8 +101,7 @@ def test_ping_is_answered_with_pong(rt: RealtimeEnv) -> None:
     assert rt.send("c1", {"action": "ping"}) == [{"type": "pong"}]
 
 
-def test_subscribe_answers_the_viewers_room_and_registers_the_subscription(
-        rt: RealtimeEnv) -> None:
+def test_subscribe_answers_the_viewers_room_and_registers_the_subscription(rt: RealtimeEnv) -> None:
     rid, tokens = two_player_room(rt)
     rt.connect("c1", rt.ticket(tokens[1]))
     [answer] = rt.send("c1", {"action": "subscribe", "room_id": rid})
@@ -173,18 +177,30 @@ def test_a_bid_pushes_each_watcher_its_own_view_and_nothing_hidden(rt: RealtimeE
     rid, tokens = two_player_room(rt, humans=3)
     first, _ = token_to_act(rt, rid, tokens)
     v = rt.ok("GET", f"/rooms/{rid}", None, first)
-    rt.ok("POST", f"/rooms/{rid}/actions",
-          {"type": "bid", "quantity": 2, "face": 3, "turn": v["game"]["turn"]["number"]}, first)
+    rt.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "bid", "quantity": 2, "face": 3, "turn": v["game"]["turn"]["number"]},
+        first,
+    )
     bidder, v = token_to_act(rt, rid, tokens)
     other = next(t for t in tokens if t not in (first, bidder))
-    conns = {"bidder": (bidder, "cb"), "other": (other, "co"), "first": (first, "cf"),
-             "spectator": (None, "cs")}
+    conns = {
+        "bidder": (bidder, "cb"),
+        "other": (other, "co"),
+        "first": (first, "cf"),
+        "spectator": (None, "cs"),
+    }
     for token, cid in conns.values():
         rt.watch(cid, rid, token)
     state, _ = rt.room_state(rid)
 
-    rt.ok("POST", f"/rooms/{rid}/actions",
-          {"type": "bid", "quantity": 3, "face": 5, "turn": v["game"]["turn"]["number"]}, bidder)
+    rt.ok(
+        "POST",
+        f"/rooms/{rid}/actions",
+        {"type": "bid", "quantity": 3, "face": 5, "turn": v["game"]["turn"]["number"]},
+        bidder,
+    )
 
     pushes = {name: rt.notifier.messages_for(cid)[1:] for name, (_, cid) in conns.items()}
     for name, messages in pushes.items():
@@ -214,8 +230,7 @@ def test_a_bid_pushes_each_watcher_its_own_view_and_nothing_hidden(rt: RealtimeE
         assert '"quantity": 2, "face": 3' not in text, name  # the round's earlier bid
 
 
-def test_a_gone_connection_is_pruned_and_the_others_still_get_their_pushes(
-        rt: RealtimeEnv) -> None:
+def test_a_gone_connection_is_pruned_and_the_others_still_get_their_pushes(rt: RealtimeEnv) -> None:
     rid, tokens = two_player_room(rt, started=False)
     for cid in ("c1", "c2", "c3"):
         rt.watch(cid, rid)
@@ -232,8 +247,10 @@ class _Gone(Exception):
 
     def __init__(self) -> None:
         super().__init__("gone")
-        self.response = {"Error": {"Code": "GoneException"},
-                         "ResponseMetadata": {"HTTPStatusCode": 410}}
+        self.response = {
+            "Error": {"Code": "GoneException"},
+            "ResponseMetadata": {"HTTPStatusCode": 410},
+        }
 
 
 class _ManagementApi:
@@ -251,13 +268,21 @@ class _ManagementApi:
 
 
 def test_the_real_notifier_raising_gone_prunes_and_a_broken_push_never_fails_the_action(
-        rt: RealtimeEnv) -> None:
+    rt: RealtimeEnv,
+) -> None:
     from chalicelib import wiring
 
     api = _ManagementApi()
     notifier = ApiGatewayNotifier("abc123", "ws", "us-east-1", client=api)
-    wiring.set_deps(wiring.Deps(store=rt.store, notifier=notifier, timers=rt.timers,
-                                clock=rt.clock, roller=rt.deps.roller))
+    wiring.set_deps(
+        wiring.Deps(
+            store=rt.store,
+            notifier=notifier,
+            timers=rt.timers,
+            clock=rt.clock,
+            roller=rt.deps.roller,
+        )
+    )
     rid, tokens = two_player_room(rt, started=False)
     for cid in ("alive", "gone", "broken"):
         rt.connect(cid)
@@ -273,8 +298,11 @@ def test_chat_is_pushed_to_watchers(rt: RealtimeEnv) -> None:
     rid, tokens = two_player_room(rt, started=False)
     rt.watch("c1", rid)
     message = rt.ok("POST", f"/rooms/{rid}/chat", {"text": "hello"}, tokens[1], 201)
-    assert rt.notifier.messages_for("c1")[-1] == {"type": "chat", "room_id": rid,
-                                                  "message": message}
+    assert rt.notifier.messages_for("c1")[-1] == {
+        "type": "chat",
+        "room_id": rid,
+        "message": message,
+    }
 
 
 def test_a_failing_push_never_fails_the_action(rt: RealtimeEnv) -> None:
@@ -284,8 +312,15 @@ def test_a_failing_push_never_fails_the_action(rt: RealtimeEnv) -> None:
         def send(self, connection_id: str, message: dict[str, Any]) -> bool:
             raise RuntimeError("down")
 
-    wiring.set_deps(wiring.Deps(store=rt.store, notifier=Broken(), timers=rt.timers,
-                                clock=rt.clock, roller=rt.deps.roller))
+    wiring.set_deps(
+        wiring.Deps(
+            store=rt.store,
+            notifier=Broken(),
+            timers=rt.timers,
+            clock=rt.clock,
+            roller=rt.deps.roller,
+        )
+    )
     rid, tokens = two_player_room(rt, started=False)
     rt.connect("c1")
     rt.store.subscribe("c1", rid)
