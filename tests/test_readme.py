@@ -23,3 +23,31 @@ def test_readme_opens_with_serve_and_test_commands() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert _commands()[1] in ci
+
+
+def test_code_is_ruff_clean_and_formatted() -> None:
+    """The house tools agree with the tree (STYLE.md: ruff for lint and format)."""
+    import subprocess
+    import sys
+
+    ruff = [sys.executable, "-m", "ruff"]
+    lint = subprocess.run([*ruff, "check", "--quiet", str(ROOT)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout[-2000:]
+    fmt = subprocess.run(
+        [*ruff, "format", "--check", "--quiet", str(ROOT)], capture_output=True, text=True
+    )
+    assert fmt.returncode == 0, fmt.stdout[-2000:]
+
+
+def test_chalicelib_passes_mypy_strict() -> None:
+    """STYLE.md: mypy strict on chalicelib/ (configured in pyproject.toml)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "chalicelib", "app.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
