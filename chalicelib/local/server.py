@@ -142,9 +142,13 @@ def _static_file(static_dir: Path, path: str) -> Path | None:
         candidates.append(rel[len("static/") :])
     root = static_dir.resolve()
     for candidate in candidates:
-        target = (root / candidate).resolve()
-        if target.is_relative_to(root) and target.is_file():
-            return target
+        try:
+            target = (root / candidate).resolve()
+            if target.is_relative_to(root) and target.is_file():
+                return target
+        except (ValueError, OSError):
+            # A NUL byte or an over-long name is no file of ours; let the app answer the path.
+            continue
     return None
 
 

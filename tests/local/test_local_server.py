@@ -72,6 +72,14 @@ def test_unknown_path_gets_chalice_4xx_json(real_server: tuple[LocalServer, Log]
     assert log[-1].startswith("GET /no/such/route 4")
 
 
+@pytest.mark.parametrize("path", ["/%00", "/" + "a" * 300, "/rooms/%00", "/rooms/x/bots/%00"])
+def test_odd_paths_get_a_4xx_never_a_5xx(real_server: tuple[LocalServer, Log], path: str) -> None:
+    server, _ = real_server
+
+    for answer in (httpx.get(f"{server.url}{path}"), httpx.head(f"{server.url}{path}")):
+        assert 400 <= answer.status_code < 500, (path, answer.status_code)
+
+
 def test_wrong_method_gets_chalice_405(real_server: tuple[LocalServer, Log]) -> None:
     server, _ = real_server
 
