@@ -79,7 +79,17 @@ def changes_for_order(
             raise InvalidOrder(f"rank {p.rank} is fixed for {p.name}", field="order")
     humans = _humans(room)
     ranks = {pid: order.index(pid) + 1 for pid in humans}
-    before = {pid: float(ratings.get(uid, DEFAULT_RATING)) for pid, uid in humans.items()}
+    # A finished game's preview starts from the ratings the game was rated from, not from
+    # today's ratings (which already include this game's result).
+    recorded = {
+        row["player_id"]: float(row["rating_before"])
+        for row in (room.results or {}).get("ranking", [])
+        if row.get("rating_before") is not None
+    }
+    before = {
+        pid: recorded.get(pid, float(ratings.get(uid, DEFAULT_RATING)))
+        for pid, uid in humans.items()
+    }
     deltas = pairwise_changes(ranks, before)
     return [
         {

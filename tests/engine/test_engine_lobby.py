@@ -275,3 +275,21 @@ def test_elo_preview_in_an_unrated_game_is_refused() -> None:
     start(room, GUEST, SeededRoller(1), T0)
     with pytest.raises(Unrated):
         ratings.changes_for_order(room, [p.id for p in room.players], {})
+
+
+def test_elo_preview_of_a_finished_game_starts_from_the_ratings_it_was_rated_from() -> None:
+    room, roller = new_game(["1", "1", "1"])
+    from chalicelib.engine import game
+
+    roller.add_dice("11")  # the round restarts after the first resignation
+    game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)
+    game.act(room, pid(room, 1), {"type": "resign"}, roller, T0)
+    applied = ratings.final_changes(room, {"u1": 1500.0, "u2": 1500.0, "u3": 1500.0})
+    ratings.apply_to_results(room, applied)
+    order = [pid(room, 2), pid(room, 1), pid(room, 0)]
+    # Today's ratings already include this game's result; the preview must not count it twice.
+    today = {uid: c["after"] for uid, c in applied.items()}
+    preview = {c["player_id"]: c for c in ratings.changes_for_order(room, order, today)}
+    for p in room.players:
+        assert preview[p.id]["before"] == applied[p.user_id]["before"]
+        assert preview[p.id]["after"] == applied[p.user_id]["after"]
