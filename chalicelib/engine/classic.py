@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import bots
 from .dice import Roller, roll
 from .errors import IllegalBid, InvalidAction
 from .model import WILD, Bid, Player, Reveal, RevealRow, Room
@@ -38,7 +37,18 @@ class ClassicRules:
         for p in room.players:
             p.hand = roll(roller, p.dice_count, chance) if p.in_game else []
 
-    def check_bid(self, room: Room, player: Player, action: dict[str, Any]) -> Bid:
+    def check_start(self, room: Room) -> None:
+        """Classic plays with any number of participants (two or more)."""
+
+    def bid_view(self, bid: Bid) -> dict[str, Any]:
+        """Faces are 1–6."""
+        return bid.to_dict()
+
+    def table_view(self, room: Room) -> dict[str, Any] | None:
+        """Classic rounds show nothing beyond the current bid."""
+        return None
+
+    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Faces 1–6, quantity 1..dice in play, and strictly higher than the current bid."""
         quantity, face = action.get("quantity"), action.get("face")
         if not isinstance(quantity, int) or isinstance(quantity, bool):
@@ -117,10 +127,14 @@ class ClassicRules:
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
         """Delegate to the classic bot policies."""
+        from . import bots
+
         return bots.decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """Feed a completed reveal to the bots' opponent model."""
+        from . import bots
+
         bots.observe(memory, reveal)
 
 

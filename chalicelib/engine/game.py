@@ -224,15 +224,13 @@ def _apply_turn_action(
     rules = rule_system(room.settings.rules)
     kind = action.get("type")
     if kind == "bid":
-        bid = rules.check_bid(room, player, action)
+        bid = rules.place_bid(room, player, action, roller)
         game.current_bid = bid
         game.round_bids.append(bid)
         events.append(
             {
                 "type": "bid_placed",
-                "player_id": player.id,
-                "quantity": bid.quantity,
-                "face": bid.face,
+                **rules.bid_view(bid),
                 "round": game.round,
                 "by": by,
                 "at": at,

@@ -68,7 +68,7 @@ SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "turn_seconds": (15, 30, 60),
     "break_seconds": (30, 60, 120),
     "joining": ("open", "approval", "passcode"),
-    "rules": ("classic",),
+    "rules": ("classic", "wild-stars"),
 }
 
 
@@ -246,6 +246,8 @@ class Reveal:
     rows: list[RevealRow]
     final: bool = False
     at: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+    """What a rule system adds to its reveals (public once the round is over)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
@@ -261,6 +263,7 @@ class Reveal:
             "rows": [row.to_dict() for row in self.rows],
             "fin": int(self.final),
             "at": self.at,
+            **({"x": self.extra} if self.extra else {}),
         }
 
     @classmethod
@@ -291,6 +294,7 @@ class Reveal:
             rows,
             bool(d.get("fin", 0)),
             int(d.get("at", 0)),
+            dict(d.get("x") or {}),
         )
 
 
@@ -315,6 +319,8 @@ class Game:
     """One list of dice counts per round (seat order), then the final counts at the end."""
     progress_rounds: list[int] = field(default_factory=list)
     finished_at: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """A rule system's own round state (e.g. Wild Stars' shown dice), stored opaquely."""
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
@@ -332,6 +338,7 @@ class Game:
             "dp": self.dice_progress,
             "dpr": self.progress_rounds,
             "fa": self.finished_at,
+            **({"x": self.extra} if self.extra else {}),
         }
 
     @classmethod
@@ -351,6 +358,7 @@ class Game:
             dice_progress=[[int(x) for x in row] for row in d["dp"]],
             progress_rounds=[int(x) for x in d.get("dpr", [])],
             finished_at=d.get("fa"),
+            extra=dict(d.get("x") or {}),
         )
 
 

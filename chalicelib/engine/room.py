@@ -14,6 +14,7 @@ from . import game as game_flow
 from .dice import Roller
 from .errors import Conflict, Forbidden, NotFound, NotHost, WrongPhase
 from .model import BOT_LEVELS, MAX_BOTS, Player, Room, Settings, Status
+from .rules import rule_system
 
 Event = dict[str, Any]
 
@@ -232,6 +233,7 @@ def start(room: Room, user: UserRef, roller: Roller, now: int) -> list[Event]:
     not_ready = [p.name for p in humans(room) if not p.ready]
     if not_ready:
         raise Conflict(f"not everyone is ready: {', '.join(not_ready)}", code="not_ready")
+    rule_system(room.settings.rules).check_start(room)
     room.pending = []
     room.invited = []
     return game_flow.start_game(room, roller, now)

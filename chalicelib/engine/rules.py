@@ -5,7 +5,11 @@ ranks, ratings, views of everything but the round) lives in ``game`` and ``views
 same for every system. What happens *inside a round* is a rule system's business: how hands
 are rolled, which bids are legal, how a challenge resolves and what it costs, what a timeout
 does, how a bot plays and what the round looks like to a viewer. Adding a system (SPEC §9) is
-adding a module that implements ``RuleSystem`` and registering it in ``RULE_SYSTEMS``.
+adding a module that implements ``RuleSystem`` and registering it in ``rule_system()``.
+
+A system keeps any state of its own in ``Game.extra`` and ``Reveal.extra`` (stored opaquely
+with the room) and shows public round information through ``table_view``: rooms, storage,
+timers and the callers of the view function never change for a new system.
 """
 
 from __future__ import annotations
@@ -26,8 +30,20 @@ class RuleSystem(Protocol):
         """Roll a fresh hand for every player still in the game (start of each round)."""
         ...
 
-    def check_bid(self, room: Room, player: Player, action: dict[str, Any]) -> Bid:
-        """Validate a bid action against the current bid; return the bid or raise IllegalBid."""
+    def check_start(self, room: Room) -> None:
+        """Refuse to start when the seats do not suit the system (raise a DomainError)."""
+        ...
+
+    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+        """Validate a bid action (raise before changing anything), apply its side effects, return it."""
+        ...
+
+    def bid_view(self, bid: Bid) -> dict[str, Any]:
+        """A bid as every viewer sees it (``player_id``, ``quantity``, ``face``)."""
+        ...
+
+    def table_view(self, room: Room) -> dict[str, Any] | None:
+        """Public information of the round in play beyond the current bid (e.g. shown dice)."""
         ...
 
     def resolve(self, room: Room, challenger: Player) -> Reveal:
@@ -56,6 +72,7 @@ class RuleSystem(Protocol):
 def rule_system(name: str) -> RuleSystem:
     """The rule system a room's ``rules`` setting names."""
     from .classic import CLASSIC
+    from .wild_stars import WILD_STARS
 
-    systems: dict[str, RuleSystem] = {"classic": CLASSIC}
+    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS}
     return systems[name]

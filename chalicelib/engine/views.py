@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .model import WILD, Phase, Player, Reveal, Room, Status
+from .rules import RuleSystem, rule_system
 
 
 def iso(ms: int | None) -> str | None:
@@ -30,11 +31,13 @@ def die_out(d: int) -> int | str:
     return "*" if d == WILD else d
 
 
-def reveal_view(reveal: Reveal) -> dict[str, Any]:
+def reveal_view(reveal: Reveal, rules: RuleSystem | None = None) -> dict[str, Any]:
     """A completed round's reveal: everything is public once the round is over."""
+    rules = rules or rule_system("classic")
     return {
+        **reveal.extra,
         "round": reveal.round,
-        "bid": reveal.bid.to_dict(),
+        "bid": rules.bid_view(reveal.bid),
         "challenger_id": reveal.challenger_id,
         "count": reveal.count,
         "loser_id": reveal.loser_id,
@@ -48,7 +51,7 @@ def reveal_view(reveal: Reveal) -> dict[str, Any]:
                 "name": r.name,
                 "dice": [die_out(d) for d in r.dice],
                 "counted": list(r.counted),
-                "bids": [{"quantity": q, "face": f} for q, f in r.bids],
+                "bids": [{"quantity": q, "face": die_out(f)} for q, f in r.bids],
             }
             for r in reveal.rows
         ],
@@ -120,6 +123,7 @@ def _game_view(room: Room) -> dict[str, Any] | None:
     game = room.game
     if game is None:
         return None
+    rules = rule_system(room.settings.rules)
     turn = None
     if game.phase == Phase.BIDDING and game.turn_player is not None:
         turn = {"number": game.turn, "player_id": game.turn_player, "deadline": iso(game.deadline)}
@@ -135,12 +139,13 @@ def _game_view(room: Room) -> dict[str, Any] | None:
         "phase": game.phase.value,
         "turn": turn,
         # The current bid only: the round's earlier bids stay hidden until the reveal.
-        "current_bid": game.current_bid.to_dict() if game.current_bid else None,
+        "current_bid": rules.bid_view(game.current_bid) if game.current_bid else None,
+        "table": rules.table_view(room) if game.phase == Phase.BIDDING else None,
         "total_dice": sum(p.dice_count for p in room.players if p.in_game),
         "break": brk,
         "deadline": iso(game.deadline) if room.status == Status.PLAYING else None,
         "opener_id": game.opener,
-        "last_reveal": reveal_view(game.last_reveal) if game.last_reveal else None,
+        "last_reveal": reveal_view(game.last_reveal, rules) if game.last_reveal else None,
     }
 
 
@@ -176,15 +181,15 @@ def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]
     hide_round = game.round if game is not None and game.phase == Phase.BIDDING else None
     shown = -1
     if hide_round is not None and game is not None and game.current_bid is not None:
-        bid = game.current_bid
+        bid = rule_system(room.settings.rules).bid_view(game.current_bid)
         for i in range(len(events) - 1, -1, -1):
             e = events[i]
             if e.get("type") == "bid_placed":
                 if (
                     e.get("round") == hide_round
-                    and e.get("player_id") == bid.player_id
-                    and e.get("quantity") == bid.quantity
-                    and e.get("face") == bid.face
+                    and e.get("player_id") == bid["player_id"]
+                    and e.get("quantity") == bid["quantity"]
+                    and e.get("face") == bid["face"]
                 ):
                     shown = i
                 break

@@ -7,11 +7,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.engine import game
+from chalicelib.engine import classic, game, wild_stars
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import DomainError
-from chalicelib.engine.model import Phase, Room, Status
+from chalicelib.engine.model import Bid, Phase, Room, Status
 from chalicelib.engine.room import UserRef, add_bot, create_room, join, set_ready, start
+from chalicelib.engine.rules import rule_system
 from chalicelib.engine.views import events_for, room_view
 from tests.engine.helpers import bids_in, dice_lists_in
 
@@ -54,7 +55,12 @@ def check_view_secrecy(room: Room) -> None:
         rest = {**view, "game": {**view["game"], "last_reveal": None}}
         own = [me.hand] if me and me.hand else []
         assert [[0 if d == "*" else d for d in dl] for dl in dice_lists_in(rest)] == own
-        current = [] if g.current_bid is None else [(g.current_bid.quantity, g.current_bid.face)]
+        shown_bid = (
+            None
+            if g.current_bid is None
+            else rule_system(room.settings.rules).bid_view(g.current_bid)
+        )
+        current = [] if shown_bid is None else [(shown_bid["quantity"], shown_bid["face"])]
         assert bids_in(rest["game"]) == current
         if reveal is not None and g.phase == Phase.BIDDING:
             assert reveal["round"] < g.round
@@ -69,16 +75,18 @@ def check_invariants(room: Room, initial_total: int, removed: int, prev_bid: Any
         to_act = [p for p in room.players if p.id == g.turn_player]
         assert len(to_act) == 1 and to_act[0].in_game and to_act[0].dice_count > 0
         assert g.deadline is not None
-        assert all(len(p.hand) == p.dice_count for p in in_game)
+        shown = g.extra.get("shown", {})
+        assert all(len(p.hand) + len(shown.get(p.id, "")) == p.dice_count for p in in_game)
         if prev_bid is not None and g.current_bid is not None:
             q0, f0 = prev_bid[1]
             b = g.current_bid
-            assert (
-                (b.quantity, b.face) == (q0, f0)
-                or b.quantity > q0
-                or (b.quantity == q0 and b.face > f0)
+            is_raise = (
+                wild_stars.is_raise if room.settings.rules == "wild-stars" else classic.is_raise
             )
-    if room.settings.penalty == "give":
+            assert (b.quantity, b.face) == (q0, f0) or is_raise(
+                b.quantity, b.face, Bid(b.player_id, q0, f0)
+            )
+    if room.settings.penalty == "give" and room.settings.rules == "classic":
         assert sum(p.dice_count for p in room.players) == initial_total - removed
     assert all(p.dice_count == 0 for p in room.players if not p.in_game)
     if room.status == Status.FINISHED:
@@ -132,6 +140,11 @@ def play(
                     "face": 1 + choices.below(6),
                     "turn": g.turn - choices.below(2),
                 }
+                if room.settings.rules == "wild-stars":
+                    if choices.below(4) == 0:
+                        action["face"] = "*"
+                    if choices.below(3) == 0 and actor.hand:
+                        action["show"] = [i for i in range(len(actor.hand)) if choices.below(2)]
             before = room.to_dict()
             dice_before = actor.dice_count
             try:
@@ -155,7 +168,10 @@ def play(
                         or (
                             room.game.current_bid is not None
                             and (e["quantity"], e["face"])
-                            == (room.game.current_bid.quantity, room.game.current_bid.face)
+                            == tuple(
+                                rule_system(room.settings.rules).bid_view(room.game.current_bid)[k]
+                                for k in ("quantity", "face")
+                            )
                         )
                     )
         if room.game and room.game.current_bid is not None:
@@ -233,3 +249,22 @@ def test_one_starting_die_games_end(seed: int) -> None:
     }
     room, _ = play(cfg, 3, 2, ["manual"], seed)
     assert room.status == Status.FINISHED
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cfg=game_settings,
+    humans=st.integers(1, 3),
+    bots=st.integers(0, 3),
+    modes=st.lists(st.sampled_from(["auto", "manual"]), min_size=1, max_size=3),
+    seed=st.integers(0, 2**32),
+)
+def test_random_wild_stars_games_end_keep_invariants_and_replay(
+    cfg: dict[str, Any], humans: int, bots: int, modes: list[str], seed: int
+) -> None:
+    if humans + bots < 2:
+        bots = 1
+    cfg = {**cfg, "rules": "wild-stars"}
+    room, log = play(cfg, humans, bots, modes, seed)
+    assert room.status == Status.FINISHED
+    assert replay(cfg, humans, bots, modes, seed, log).to_dict() == room.to_dict()

@@ -1,0 +1,275 @@
+"""Wild Stars (SPEC-VARIANTS.md; the Milton Bradley game): one bidding track, stars, show and reroll.
+
+- Dice show ★, 2, 3, 4, 5, 6: the star replaces the 1 and is always wild. Stored as ``WILD``.
+- A *number bid* (q, f) with f in 2–6 claims at least q dice showing f or ★; a *star bid*
+  (k, ★) claims at least k stars. On the bidding track the star bid k★ sits between the
+  quantities 2k − 1 and 2k (rank(q, f) = q, rank(k★) = 2k − ½; here doubled to stay integer).
+  A raise moves to a higher space with any face, or keeps the same number space with a higher
+  face.
+- Show and reroll: with a bid, the bidder may set dice of the cup out in the open (keeping at
+  least one in the cup) and reroll the rest of the cup. Shown dice stay public and fixed for
+  the round, and count like any other die.
+- Challenge: d = counted − bid. d < 0: the bidder loses |d| dice; d > 0: the challenger loses
+  d dice; d = 0 (a perfect bid): every player but the bidder loses one die, except that a
+  player down to one die who did not challenge keeps it (Die Hard). Lost dice leave the game
+  (the room's penalty setting does not apply). The winner opens the next round (on a perfect
+  bid, the bidder). A timeout calls Liar! on a bid, or opens with "one 2".
+- 2–6 players. The wildcard-chance setting does not apply.
+
+Round state in ``Game.extra``: ``{"shown": {player_id: "2*6"}}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bot_model import tail
+from .dice import Roller
+from .errors import Conflict, IllegalBid, InvalidAction
+from .model import WILD, Bid, Player, Reveal, RevealRow, Room, decode_dice, encode_dice
+
+STAR_FACE = WILD
+FACES = (2, 3, 4, 5, 6)
+MAX_PLAYERS = 6
+
+
+def track_rank(quantity: int, face: int) -> int:
+    """Twice the bid's space on the track: 2q for a number bid, 4k − 1 for k stars."""
+    return 4 * quantity - 1 if face == STAR_FACE else 2 * quantity
+
+
+def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
+    """A higher space with any face, or the same number space with a higher face."""
+    if current is None:
+        return True
+    new, old = track_rank(quantity, face), track_rank(current.quantity, current.face)
+    return new > old or (new == old and face != STAR_FACE and face > current.face)
+
+
+def counts_toward(die: int, face: int) -> bool:
+    """Number bids count the face and stars; star bids count stars only."""
+    return die in (face, WILD)
+
+
+def shown_dice(room: Room, player_id: str) -> list[int]:
+    """The dice a player has set out in the open this round."""
+    assert room.game is not None
+    return decode_dice(room.game.extra.get("shown", {}).get(player_id, ""))
+
+
+def _parse_face(value: Any) -> int:
+    if value == "*":
+        return STAR_FACE
+    if isinstance(value, int) and not isinstance(value, bool) and value in FACES:
+        return value
+    raise IllegalBid('face must be 2–6 or "*" (stars) in Wild Stars', field="face")
+
+
+def _die(roller: Roller) -> int:
+    """★, 2, 3, 4, 5 or 6, each with chance one in six: a fair die whose 1 is the star."""
+    face = roller.die(0)
+    return WILD if face in (1, WILD) else face
+
+
+class WildStarsRules:
+    """Wild Stars as SPEC-VARIANTS.md describes it."""
+
+    name = "wild-stars"
+
+    def check_start(self, room: Room) -> None:
+        """Wild Stars is played by two to six players."""
+        if len(room.players) > MAX_PLAYERS:
+            raise Conflict(
+                f"Wild Stars is for 2–{MAX_PLAYERS} players; remove a seat or choose classic",
+                code="too_many_players",
+            )
+
+    def deal(self, room: Room, roller: Roller) -> None:
+        """Everyone still in the game rolls every die into the cup; nothing is shown."""
+        assert room.game is not None
+        room.game.extra = {}
+        for p in room.players:
+            p.hand = [_die(roller) for _ in range(p.dice_count)] if p.in_game else []
+
+    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+        """Validate the bid (and any show-and-reroll), then apply the show and the reroll."""
+        game = room.game
+        assert game is not None
+        quantity = action.get("quantity")
+        if not isinstance(quantity, int) or isinstance(quantity, bool):
+            raise InvalidAction("quantity must be an integer", field="quantity")
+        face = _parse_face(action.get("face"))
+        total = sum(p.dice_count for p in room.players if p.in_game)
+        if not 1 <= quantity <= total:
+            raise IllegalBid(
+                f"quantity must be between 1 and {total} (dice in play)", field="quantity"
+            )
+        if not is_raise(quantity, face, game.current_bid):
+            raise IllegalBid("a bid must move up the track, or keep its space with a higher face")
+        show = action.get("show", [])
+        reroll = action.get("reroll", bool(show))
+        if not isinstance(reroll, bool):
+            raise InvalidAction("reroll must be true or false", field="reroll")
+        if not isinstance(show, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in show
+        ):
+            raise InvalidAction("show must be a list of positions in your cup", field="show")
+        if len(set(show)) != len(show) or not all(0 <= i < len(player.hand) for i in show):
+            raise InvalidAction("show must name distinct positions in your cup", field="show")
+        if show and len(show) >= len(player.hand):
+            raise InvalidAction("keep at least one die in the cup", field="show")
+        if show and not reroll:
+            raise InvalidAction("showing dice comes with a reroll of the cup", field="reroll")
+        if reroll:
+            shown = game.extra.setdefault("shown", {})
+            out = [player.hand[i] for i in sorted(show)]
+            shown[player.id] = encode_dice(decode_dice(shown.get(player.id, "")) + out)
+            kept = len(player.hand) - len(out)
+            player.hand = [_die(roller) for _ in range(kept)]
+        return Bid(player.id, quantity, face)
+
+    def bid_view(self, bid: Bid) -> dict[str, Any]:
+        """Star bids show ``"*"`` as their face."""
+        return {
+            "player_id": bid.player_id,
+            "quantity": bid.quantity,
+            "face": "*" if bid.face == STAR_FACE else bid.face,
+        }
+
+    def table_view(self, room: Room) -> dict[str, Any] | None:
+        """Shown dice are public: everyone sees them, with each player's dice count."""
+        assert room.game is not None
+        shown = room.game.extra.get("shown", {})
+        return {
+            "shown": {
+                pid: ["*" if d == WILD else d for d in decode_dice(text)]
+                for pid, text in shown.items()
+            }
+        }
+
+    def resolve(self, room: Room, challenger: Player) -> Reveal:
+        """Count; the difference from the bid decides who loses how many dice."""
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        bid = game.current_bid
+        rows: list[RevealRow] = []
+        count = 0
+        shown_flags: dict[str, list[bool]] = {}
+        for p in room.players:
+            out = shown_dice(room, p.id)
+            dice = p.hand + out
+            if not dice:
+                continue
+            counted = [counts_toward(d, bid.face) for d in dice]
+            count += sum(counted)
+            shown_flags[p.id] = [False] * len(p.hand) + [True] * len(out)
+            rows.append(
+                RevealRow(
+                    p.id,
+                    p.name,
+                    dice,
+                    counted,
+                    [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
+                )
+            )
+        bidder = room.player(bid.player_id)
+        assert bidder is not None
+        d = count - bid.quantity
+        lost: dict[str, int] = {}
+        die_hard: list[str] = []
+        if d < 0:
+            lost[bidder.id] = min(-d, bidder.dice_count)
+            loser, winner = bidder, challenger
+        elif d > 0:
+            lost[challenger.id] = min(d, challenger.dice_count)
+            loser, winner = challenger, bidder
+        else:
+            loser, winner = challenger, bidder
+            for p in room.players:
+                if not p.in_game or p.id == bidder.id:
+                    continue
+                if p.dice_count == 1 and p.id != challenger.id:
+                    die_hard.append(p.id)  # down to the last die and did not challenge
+                else:
+                    lost[p.id] = 1
+        for pid, n in lost.items():
+            player = room.player(pid)
+            assert player is not None
+            player.dice_count -= n
+        return Reveal(
+            round=game.round,
+            bid=bid,
+            challenger_id=challenger.id,
+            count=count,
+            loser_id=loser.id,
+            winner_id=winner.id,
+            penalty="discard",
+            eliminated=[],
+            rows=rows,
+            extra={"lost": lost, "perfect": d == 0, "die_hard": die_hard, "shown": shown_flags},
+        )
+
+    def next_opener(self, room: Room, reveal: Reveal) -> str:
+        """The winner of the challenge opens (on a perfect bid, the bidder)."""
+        return reveal.bid.player_id if reveal.extra.get("perfect") else reveal.winner_id
+
+    def timeout_action(self, room: Room) -> dict[str, Any]:
+        """Liar! if a bid exists, otherwise the lowest bid "one 2"."""
+        assert room.game is not None
+        if room.game.current_bid is not None:
+            return {"type": "liar"}
+        return {"type": "bid", "quantity": 1, "face": 2}
+
+    def bot_action(
+        self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
+    ) -> dict[str, Any]:
+        """A probability bot: call when the bid is unlikely, else make the likeliest raise."""
+        return decide(view, level)
+
+    def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
+        """Wild Stars bots keep no opponent model."""
+
+
+def bid_probability(known: list[Any], unseen: int, quantity: int, face: int) -> float:
+    """Chance of at least ``quantity`` counting dice, given the dice this seat can see."""
+    star = face == STAR_FACE
+    mine = sum(1 for d in known if d == "*" or (not star and d == face))
+    return tail(unseen, quantity - mine, 167 if star else 333)
+
+
+def decide(view: dict[str, Any], level: str) -> dict[str, Any]:
+    """Decide from the bot's own player view: its cup, everyone's shown dice and the bid."""
+    game = view["game"]
+    turn = game["turn"]["number"]
+    total = game["total_dice"]
+    shown = [d for dice in ((game.get("table") or {}).get("shown") or {}).values() for d in dice]
+    known = list(view["me"]["dice"] or []) + shown
+    unseen = total - len(known)
+    raw = game["current_bid"]
+    current = None
+    if raw is not None:
+        current = Bid(
+            raw["player_id"], raw["quantity"], STAR_FACE if raw["face"] == "*" else raw["face"]
+        )
+    options = []
+    for face in (STAR_FACE, *FACES):
+        for quantity in range(1, total + 1):
+            if is_raise(quantity, face, current):
+                options.append((quantity, face))
+                break
+    if current is not None:
+        p_true = bid_probability(known, unseen, current.quantity, current.face)
+        if not options or p_true < (0.3 if level == "easy" else 0.5):
+            return {"type": "liar", "turn": turn}
+    quantity, face = max(
+        options, key=lambda b: (bid_probability(known, unseen, b[0], b[1]), -track_rank(*b))
+    )
+    return {
+        "type": "bid",
+        "quantity": quantity,
+        "face": "*" if face == STAR_FACE else face,
+        "turn": turn,
+    }
+
+
+WILD_STARS = WildStarsRules()
