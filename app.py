@@ -362,7 +362,7 @@ def room_start(call: Call, room_id: str) -> Any:
 )
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
-    return _service().act(call.caller, room_id, call.body.root.model_dump())
+    return _service().act(call.caller, room_id, call.body.root.model_dump(exclude_none=True))
 
 
 @api(

@@ -37,7 +37,11 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
-Face = Literal[1, 2, 3, 4, 5, 6]
+Face = Literal[1, 2, 3, 4, 5, 6, "*"]
+"""A bid's face: 1–6, or ``"*"`` for a star bid (Wild Stars; the rule system checks which apply)."""
+FaceOut = int | Literal["*"]
+Rules = Literal["classic", "wild-stars"]
+CupPosition = Annotated[int, Field(ge=0, le=9)]
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -73,7 +77,7 @@ class SettingsBody(Request):
     break_seconds: Literal[30, 60, 120] | None = None
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
-    rules: Literal["classic"] | None = None
+    rules: Rules | None = None
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""
@@ -114,12 +118,18 @@ Turn = Annotated[int, Field(ge=0, le=10**9)]
 
 
 class BidAction(Request):
-    """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``)."""
+    """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``).
+
+    Wild Stars only: ``show`` sets those cup positions out in the open and rerolls the rest of
+    the cup; ``reroll: true`` without ``show`` rerolls the whole cup.
+    """
 
     type: Literal["bid"]
     quantity: Annotated[int, Field(ge=1, le=10_000)]
     face: Face
     turn: Turn
+    show: Annotated[list[CupPosition], Field(max_length=10)] | None = None
+    reroll: bool | None = None
 
 
 class LiarAction(Request):
@@ -287,11 +297,11 @@ class MeOut(Answer):
 
 
 class BidOut(Answer):
-    """A bid."""
+    """A bid; ``face`` is ``"*"`` for a star bid (Wild Stars)."""
 
     player_id: str
     quantity: int
-    face: int
+    face: FaceOut
 
 
 class TurnOut(Answer):
@@ -309,6 +319,13 @@ class BreakOut(Answer):
     agreed: list[str]
 
 
+class RevealBidOut(Answer):
+    """One of a player's bids of the revealed round."""
+
+    quantity: int
+    face: FaceOut
+
+
 class RevealRowOut(Answer):
     """One player's revealed hand."""
 
@@ -316,7 +333,7 @@ class RevealRowOut(Answer):
     name: str
     dice: list[int | str]
     counted: list[bool]
-    bids: list[dict[str, int]]
+    bids: list[RevealBidOut]
 
 
 class RevealOut(Answer):
@@ -331,6 +348,27 @@ class RevealOut(Answer):
     penalty: str
     eliminated: list[str]
     rows: list[RevealRowOut]
+    lost: dict[str, int] | None = Field(
+        default=None, description="Wild Stars: dice each player lost in this challenge."
+    )
+    perfect: bool | None = Field(
+        default=None, description="Wild Stars: the count equalled the bid (a perfect bid)."
+    )
+    die_hard: list[str] | None = Field(
+        default=None, description="Wild Stars: players who kept their last die (Die Hard)."
+    )
+    shown: dict[str, list[bool]] | None = Field(
+        default=None,
+        description="Wild Stars: per player, which of ``rows[].dice`` were shown (set out).",
+    )
+
+
+class TableOut(Answer):
+    """Public round information beyond the current bid (Wild Stars; null in classic)."""
+
+    shown: dict[str, list[int | str]] = Field(
+        description="Dice each player has set out in the open this round."
+    )
 
 
 class GameOut(Answer):
@@ -340,6 +378,7 @@ class GameOut(Answer):
     phase: Literal["bidding", "break", "final_reveal", "finished"]
     turn: TurnOut | None
     current_bid: BidOut | None
+    table: TableOut | None = None
     total_dice: int
     # "break" is a Python keyword: the wire name is kept through the alias.
     break_: BreakOut | None = Field(alias="break")

@@ -31,7 +31,18 @@ JSON = st.recursive(
 def _bodies(model: type[BaseModel]) -> st.SearchStrategy[Any]:
     """Objects using the model's own field names (with wrong or extra values), or anything."""
     names = list(model.model_fields) if hasattr(model, "model_fields") else []
-    names += ["type", "quantity", "face", "turn", "host_id", "version", "dice", "rating"]
+    names += [
+        "type",
+        "quantity",
+        "face",
+        "turn",
+        "show",
+        "reroll",
+        "host_id",
+        "version",
+        "dice",
+        "rating",
+    ]
     keyed = st.dictionaries(st.sampled_from(names), JSON, max_size=5)
     return keyed | JSON
 
