@@ -13,6 +13,7 @@ export const state = {
   chatIds: new Set(),
   connection: 'offline',
   bid: { quantity: null, face: null },
+  show: null,        // Wild Stars "Show & reroll" selection for the current turn
   lobbyStatus: 'waiting',
 };
 

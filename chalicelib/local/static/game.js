@@ -3,7 +3,10 @@
 import { h, mount, panel } from './dom.js';
 import { api, serverNow } from './api.js';
 import { attempt, formatSeconds, hooks, playerById, playerName, roomCall, state } from './core.js';
-import { bidBadge, bidMeaning, bidWords, diceRow, die, hiddenDice, isRaise, minimumWithFace } from './dice.js';
+import {
+  WILD_FACES, bidBadge, bidMeaning, bidWords, diceRow, die, hiddenDice, isRaise, minimumWithFace,
+  wildBidMeaning, wildBidWords, wildIsRaise, wildMinimumWithFace,
+} from './dice.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 
@@ -33,9 +36,49 @@ function countdown(deadline, extraClass = '') {
   return h('span', { class: ['countdown', extraClass], dataset: { deadline }, testid: 'countdown' }, text);
 }
 
+// ---- rule systems -------------------------------------------------------------
+
+const CLASSIC = {
+  wild: false, faces: [1, 2, 3, 4, 5, 6], words: bidWords, meaning: bidMeaning, isRaise, minimum: minimumWithFace,
+};
+const WILD_STARS = {
+  wild: true, faces: WILD_FACES, words: wildBidWords, meaning: wildBidMeaning, isRaise: wildIsRaise, minimum: wildMinimumWithFace,
+};
+
+/** The bidding rules of the room: classic, or Wild Stars (star bids on one track). */
+function rulesOf(room) {
+  return room.settings && room.settings.rules === 'wild-stars' ? WILD_STARS : CLASSIC;
+}
+
+/** A face from a data attribute: '*' stays the star, anything else is a number. */
+function parseFace(value) {
+  return value === '*' ? '*' : Number(value);
+}
+
+/** Dice a player has set out in the open this round (Wild Stars; public). */
+function shownDice(room, playerId) {
+  const table = room.game && room.game.table;
+  return (table && table.shown && table.shown[playerId]) || [];
+}
+
 // ---- bidding controls -------------------------------------------------------
 
+function defaultWildBid(room) {
+  const g = room.game;
+  const me = room.me || {};
+  const known = [...(me.dice || []), ...shownDice(room, me.player_id)];
+  const stars = known.filter((d) => d === '*').length;
+  const count = (face) => (face === '*' ? stars : stars + known.filter((d) => d === face).length);
+  const faces = [...WILD_FACES].sort((a, b) => count(b) - count(a) || (b === '*' ? 1 : b) - (a === '*' ? 1 : a));
+  for (const face of faces) {
+    const quantity = wildMinimumWithFace(face, g.current_bid, g.total_dice);
+    if (quantity !== null) return { quantity, face };
+  }
+  return { quantity: g.total_dice, face: 6 };
+}
+
 function defaultBid(room) {
+  if (rulesOf(room).wild) return defaultWildBid(room);
   const g = room.game;
   const current = g.current_bid;
   const dice = (room.me && room.me.dice) || [];
@@ -49,13 +92,79 @@ function defaultBid(room) {
   return { quantity: Math.min(g.total_dice, (current ? current.quantity : 0) + 1), face: 1 };
 }
 
-function bidProblem(quantity, face, current, total) {
+function bidProblem(quantity, face, current, total, rules = CLASSIC) {
+  if (!rules.faces.includes(face)) return 'Choose a face.';
   if (!Number.isInteger(quantity) || quantity < 1) return 'Choose a quantity of at least 1.';
   if (quantity > total) return `Only ${total} dice are in play.`;
-  if (!isRaise(quantity, face, current)) {
-    return `${capitalize(bidWords(quantity, face))} does not beat ${bidWords(current.quantity, current.face)}.`;
+  if (!rules.isRaise(quantity, face, current)) {
+    return `${capitalize(rules.words(quantity, face))} does not beat ${rules.words(current.quantity, current.face)}.`;
   }
   return null;
+}
+
+/**
+ * Wild Stars "Show & reroll": click dice of the cup to set them out in the open (at least one
+ * stays in the cup); the rest of the cup is rerolled with the bid. With the option on and no
+ * die picked, the whole cup is rerolled. Returns the controls and a function giving the
+ * extra fields of the bid action ({show: [...]}, {reroll: true} or {}).
+ */
+function showRerollControls(room, myTurn) {
+  const g = room.game;
+  const cup = (room.me && room.me.dice) || [];
+  const key = `${g.round}:${g.turn ? g.turn.number : ''}`;
+  if (!state.show || state.show.key !== key) state.show = { key, on: false, picked: [] };
+  const sel = state.show;
+  const toggle = h('button', {
+    type: 'button', class: 'btn btn-ghost btn-small show-toggle', testid: 'show-reroll',
+    'aria-pressed': String(sel.on), disabled: !myTurn,
+    title: 'Set dice of your cup out in the open and reroll the rest with your bid',
+  }, 'Show & reroll');
+  const hint = h('p', { class: 'muted small show-hint', testid: 'show-reroll-hint', 'aria-live': 'polite' });
+  const dice = cup.map((value, index) => {
+    const button = h('button', {
+      type: 'button', class: 'cup-die', testid: 'cup-die', dataset: { index: String(index) },
+      'aria-pressed': String(sel.picked.includes(index)), disabled: !myTurn || cup.length < 2,
+      'aria-label': `Set out die ${index + 1}`,
+    }, die(value, { size: 'medium' }));
+    button.addEventListener('click', () => {
+      if (sel.picked.includes(index)) sel.picked = sel.picked.filter((i) => i !== index);
+      else if (sel.picked.length < cup.length - 1) sel.picked = [...sel.picked, index];
+      else { hint.textContent = 'Keep at least one die in your cup.'; return; }
+      sel.on = sel.on || sel.picked.length > 0;
+      sync();
+    });
+    return button;
+  });
+  toggle.addEventListener('click', () => {
+    sel.on = !sel.on;
+    if (!sel.on) sel.picked = [];
+    sync();
+  });
+  function sync() {
+    toggle.setAttribute('aria-pressed', String(sel.on));
+    if (box) box.classList.toggle('is-on', sel.on);
+    for (const button of dice) button.setAttribute('aria-pressed', String(sel.picked.includes(Number(button.dataset.index))));
+    const n = cup.length;
+    const k = sel.picked.length;
+    if (!sel.on) {
+      hint.textContent = 'Optional: click dice of your cup to set them out in the open; the rest are rerolled with your bid.';
+    } else if (k === 0) {
+      hint.textContent = `With your bid you reroll your whole cup (${n} ${n === 1 ? 'die' : 'dice'}).`;
+    } else {
+      hint.textContent = `With your bid you set out ${k} ${k === 1 ? 'die' : 'dice'} for everyone to see and reroll the other ${n - k}.`;
+    }
+  }
+  let box = null;
+  sync();
+  box = h('div', { class: ['show-reroll', sel.on ? 'is-on' : ''], testid: 'show-reroll-box' },
+    h('div', { class: 'row-between' }, h('span', { class: 'field-label' }, 'Your cup'), toggle),
+    h('div', { class: 'cup-picker', role: 'group', 'aria-label': 'Your cup' }, dice),
+    hint);
+  const extra = () => {
+    if (!sel.on) return {};
+    return sel.picked.length ? { show: [...sel.picked].sort((a, b) => a - b) } : { reroll: true };
+  };
+  return { box, extra };
 }
 
 function bidPanel(room) {
@@ -82,9 +191,10 @@ function bidPanel(room) {
   }
 
   // Keep the player's selection while it is still legal; start fresh each round.
+  const rules = rulesOf(room);
   const total = g.total_dice;
   let selection = state.bid;
-  if (selection.round !== g.round || bidProblem(selection.quantity, selection.face, current, total)) {
+  if (selection.round !== g.round || bidProblem(selection.quantity, selection.face, current, total, rules)) {
     selection = { ...defaultBid(room), round: g.round };
   }
   state.bid = selection;
@@ -93,9 +203,9 @@ function bidPanel(room) {
     type: 'number', min: '1', max: String(total), step: '1', value: String(selection.quantity),
     testid: 'bid-quantity', id: 'bid-quantity', inputmode: 'numeric', 'aria-label': 'Quantity',
   });
-  const faceButtons = [1, 2, 3, 4, 5, 6].map((face) => h('button', {
-    type: 'button', class: 'face-button', testid: `bid-face-${face}`, dataset: { face: String(face) },
-    role: 'radio', 'aria-checked': String(face === selection.face), 'aria-label': `Face ${face}`,
+  const faceButtons = rules.faces.map((face) => h('button', {
+    type: 'button', class: 'face-button', testid: `bid-face-${face === '*' ? 'star' : face}`, dataset: { face: String(face) },
+    role: 'radio', 'aria-checked': String(face === selection.face), 'aria-label': face === '*' ? 'Stars' : `Face ${face}`,
   }, die(face)));
   const faceGroup = h('div', { class: 'face-picker', role: 'radiogroup', 'aria-label': 'Face', testid: 'bid-face', dataset: { value: String(selection.face) } }, faceButtons);
   const preview = h('p', { class: 'bid-preview', testid: 'bid-preview', 'aria-live': 'polite' });
@@ -112,11 +222,14 @@ function bidPanel(room) {
     const face = state.bid.face;
     state.bid = { ...state.bid, quantity };
     faceGroup.dataset.value = String(face);
-    for (const button of faceButtons) button.setAttribute('aria-checked', String(Number(button.dataset.face) === face));
-    const problem = bidProblem(quantity, face, current, total);
+    for (const button of faceButtons) button.setAttribute('aria-checked', String(parseFace(button.dataset.face) === face));
+    const problem = bidProblem(quantity, face, current, total, rules);
     if (problem) {
       preview.classList.add('is-invalid');
       preview.replaceChildren(problem);
+    } else if (rules.wild) {
+      preview.classList.remove('is-invalid');
+      preview.replaceChildren(`You bid ${wildBidWords(quantity, face)}: ${wildBidMeaning(quantity, face)}`);
     } else {
       preview.classList.remove('is-invalid');
       preview.replaceChildren(`You bid ${bidWords(quantity, face)}: ${bidMeaning(quantity, face).replace(/\*$/, '')}`,
@@ -128,12 +241,12 @@ function bidPanel(room) {
   quantityInput.addEventListener('input', refresh);
   for (const button of faceButtons) {
     button.addEventListener('click', () => {
-      const face = Number(button.dataset.face);
+      const face = parseFace(button.dataset.face);
       state.bid = { ...state.bid, face };
       // Jump to the smallest legal quantity for this face when the current one no longer fits.
       const quantity = Number(quantityInput.value);
-      if (bidProblem(quantity, face, current, total)) {
-        const least = minimumWithFace(face, current, total);
+      if (bidProblem(quantity, face, current, total, rules)) {
+        const least = rules.minimum(face, current, total);
         if (least !== null) quantityInput.value = String(least);
       }
       refresh();
@@ -149,14 +262,16 @@ function bidPanel(room) {
     },
   }, delta > 0 ? '+' : '−');
 
+  const showReroll = rules.wild ? showRerollControls(room, myTurn) : null;
   const form = h('form', {
     class: 'bid-form',
     onsubmit: (event) => {
       event.preventDefault();
       const quantity = Number(quantityInput.value);
       const { face } = state.bid;
-      if (!myTurn || bidProblem(quantity, face, current, total)) return;
-      roomCall('POST', actionPath(room), { type: 'bid', quantity, face, turn: g.turn.number }, submit);
+      if (!myTurn || bidProblem(quantity, face, current, total, rules)) return;
+      const extra = showReroll ? showReroll.extra() : {};
+      roomCall('POST', actionPath(room), { type: 'bid', quantity, face, turn: g.turn.number, ...extra }, submit);
     },
   },
   h('div', { class: 'bid-inputs' },
@@ -165,6 +280,7 @@ function bidPanel(room) {
     h('span', { class: 'field-label' }, 'Face'),
     faceGroup),
   preview,
+  showReroll ? showReroll.box : null,
   h('div', { class: 'button-row bid-buttons' }, submit, liar));
   refresh();
 
@@ -185,14 +301,20 @@ function playerCard(room, player) {
   const bid = g.current_bid && g.current_bid.player_id === player.id ? g.current_bid : null;
   const agreed = g.phase === 'break' && g.break && (g.break.agreed || []).includes(player.id);
   const out = player.eliminated || player.resigned;
+  const shown = out ? [] : shownDice(room, player.id);
   let dice;
   if (out) {
     dice = h('span', { class: 'muted small' }, player.resigned ? 'Resigned' : 'Eliminated');
   } else if (isMe && Array.isArray(me.dice)) {
     dice = diceRow(me.dice, { size: 'medium' });
   } else {
-    dice = hiddenDice(player.dice_count);
+    dice = hiddenDice(Math.max(0, player.dice_count - shown.length));
   }
+  const shownRow = shown.length
+    ? h('span', { class: 'shown-dice', testid: 'shown-dice', title: 'Shown: set out in the open for everyone to see' },
+      h('span', { class: 'shown-label' }, 'shown'),
+      diceRow(shown, { size: isMe ? 'medium' : 'small', shown: shown.map(() => true) }))
+    : null;
   return h('li', {
     class: ['player-card', isMe ? 'is-me' : '', onTurn ? 'on-turn' : '', out ? 'is-out' : ''],
     testid: 'player-card', dataset: { playerId: player.id },
@@ -204,9 +326,9 @@ function playerCard(room, player) {
       isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
       bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
     h('span', { class: 'dice-count', title: 'Dice' }, out ? '' : `${player.dice_count} ${player.dice_count === 1 ? 'die' : 'dice'}`)),
-  h('div', { class: 'player-card-dice' }, dice),
+  h('div', { class: 'player-card-dice' }, dice, shownRow),
   h('div', { class: 'player-card-foot' },
-    bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${bidWords(bid.quantity, bid.face)}`) : null,
+    bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${rulesOf(room).words(bid.quantity, bid.face)}`) : null,
     onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn ' : 'Thinking ', countdown(g.turn.deadline)) : null,
     agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
     player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
@@ -294,7 +416,39 @@ function metricsPanel(room) {
 
 // ---- round reveal -----------------------------------------------------------
 
+function diceWord(n) {
+  return `${n} ${n === 1 ? 'die' : 'dice'}`;
+}
+
+function wildRevealSummary(room, reveal) {
+  const bid = reveal.bid;
+  const bidder = playerName(room, bid.player_id);
+  const challenger = playerName(room, reveal.challenger_id);
+  const d = reveal.count - bid.quantity;
+  const lines = [
+    h('p', {}, h('strong', {}, bidder), ` bid ${wildBidWords(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
+      h('strong', {}, challenger), ' called Liar!'),
+    h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
+      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face === '*' ? '★' : `${bid.face} or ★`}`,
+      d < 0 ? `: ${diceWord(-d)} short, the bid was a lie.` : d > 0 ? `: ${diceWord(d)} more than bid, the bid stood.` : ': exactly the bid.'),
+  ];
+  if (reveal.perfect) {
+    lines.push(h('p', { class: 'ok', testid: 'reveal-perfect' }, h('strong', {}, 'Perfect bid! '),
+      `Everyone but ${bidder} loses a die.`));
+  }
+  const lost = Object.entries(reveal.lost || {}).filter(([, n]) => n > 0);
+  if (!reveal.perfect) {
+    for (const [id, n] of lost) lines.push(h('p', {}, h('strong', {}, playerName(room, id)), ` loses ${diceWord(n)}.`));
+  }
+  for (const id of reveal.die_hard || []) {
+    lines.push(h('p', { testid: 'reveal-die-hard' }, h('strong', {}, playerName(room, id)), ' keeps the last die: Die Hard!'));
+  }
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is eliminated.`));
+  return h('div', { class: 'reveal-summary' }, lines);
+}
+
 function revealSummary(room, reveal) {
+  if (rulesOf(room).wild) return wildRevealSummary(room, reveal);
   const bid = reveal.bid;
   const bidder = playerName(room, bid.player_id);
   const challenger = playerName(room, reveal.challenger_id);
@@ -320,14 +474,25 @@ function revealPanel(room) {
       h('p', { class: 'muted' }, 'When someone calls Liar!, every hand is revealed here.'));
   }
   const previous = g.phase === 'bidding' && reveal.round < g.round;
+  const wild = rulesOf(room).wild;
+  const lost = reveal.lost || {};
+  const lossPill = (row) => {
+    if (!wild) return row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, '−1 die') : null;
+    const n = lost[row.player_id] || 0;
+    return n > 0 ? h('span', { class: 'pill pill-bad', testid: 'reveal-lost' }, `−${diceWord(n)}`) : null;
+  };
   const rows = (reveal.rows || []).map((row) => h('tr', {
-    class: [row.player_id === reveal.loser_id ? 'is-loser' : ''], dataset: { playerId: row.player_id },
+    class: [(wild ? (lost[row.player_id] || 0) > 0 : row.player_id === reveal.loser_id) ? 'is-loser' : ''], dataset: { playerId: row.player_id },
   },
   h('td', { class: 'reveal-name' }, row.name || playerName(room, row.player_id),
     row.player_id === reveal.bid.player_id ? h('span', { class: 'pill pill-muted' }, 'bidder') : null,
     row.player_id === reveal.challenger_id ? h('span', { class: 'pill pill-muted' }, 'challenger') : null,
-    row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, '−1 die') : null),
-  h('td', {}, (row.dice || []).length ? diceRow(row.dice, { counted: row.counted || [], size: 'small' }) : h('span', { class: 'muted' }, '—')),
+    wild && reveal.perfect && row.player_id === reveal.bid.player_id ? h('span', { class: 'pill pill-ok', testid: 'perfect-bid' }, 'perfect bid') : null,
+    wild && (reveal.die_hard || []).includes(row.player_id) ? h('span', { class: 'pill pill-ok', testid: 'die-hard' }, 'Die Hard') : null,
+    lossPill(row)),
+  h('td', {}, (row.dice || []).length
+    ? diceRow(row.dice, { counted: row.counted || [], size: 'small', shown: (reveal.shown || {})[row.player_id] || [] })
+    : h('span', { class: 'muted' }, '—')),
   h('td', { class: 'reveal-bids' }, (row.bids || []).length
     ? h('span', { class: 'bid-list' }, row.bids.map((b) => bidBadge(b)))
     : h('span', { class: 'muted', testid: 'no-bids' }, '—'))));
@@ -338,7 +503,8 @@ function revealPanel(room) {
     h('div', { class: 'table-wrap' }, h('table', { class: 'reveal-table', testid: 'reveal-table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Username'), h('th', {}, 'Dice'), h('th', {}, 'Bids'))),
       h('tbody', {}, rows))),
-    h('p', { class: 'muted small' }, 'Highlighted dice counted toward the challenged bid.'));
+    h('p', { class: 'muted small' }, 'Highlighted dice counted toward the challenged bid.',
+      wild ? ' Dice with a dashed frame were shown (set out in the open).' : ''));
 }
 
 // ---- screen -----------------------------------------------------------------
@@ -375,11 +541,12 @@ export function renderGame(container, room) {
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};
-    panel(slot('bid'), JSON.stringify([g.round, g.phase, turn.number, turn.player_id, g.current_bid, g.total_dice, me, myPlayer(room)]), () => bidPanel(room));
-    panel(slot('players'), JSON.stringify([room.players, g.phase, turn, g.current_bid, me.dice, g.break]), () => playersPanel(room));
+    const rules = room.settings && room.settings.rules;
+    panel(slot('bid'), JSON.stringify([g.round, g.phase, turn.number, turn.player_id, g.current_bid, g.total_dice, me, myPlayer(room), rules]), () => bidPanel(room));
+    panel(slot('players'), JSON.stringify([room.players, g.phase, turn, g.current_bid, me.dice, g.break, g.table || null]), () => playersPanel(room));
     panel(slot('metrics'), JSON.stringify([g.round, g.phase, turn.deadline, g.break, g.total_dice, me.player_id, myPlayer(room), continueMode(), Boolean(state.user)]), () => metricsPanel(room));
   }
-  panel(slot('reveal'), JSON.stringify([g && g.last_reveal, g && g.round, g && g.phase, room.players]), () => (g ? revealPanel(room) : null));
+  panel(slot('reveal'), JSON.stringify([g && g.last_reveal, g && g.round, g && g.phase, room.players, room.settings && room.settings.rules]), () => (g ? revealPanel(room) : null));
   panel(slot('extras'), JSON.stringify([room.status, me.player_id, room.players]),
     () => (!finished && me.player_id ? eloPreviewCard(room, { collapsible: true }) : null));
 }

@@ -5,6 +5,7 @@ import { state } from './core.js';
 import { chatPanel } from './chat.js';
 import { renderGame } from './game.js';
 import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
+import { rulesLabel } from './settings.js';
 
 let els = null;
 
@@ -25,7 +26,7 @@ function headPanel(room) {
     h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, '← Lobby'),
     h('h1', {}, host ? `${host.name}'s room` : 'Room'),
     h('span', { class: ['pill', `pill-${room.status}`], testid: 'room-status', dataset: { status: room.status } }, statusLabel),
-    room.settings && room.settings.rules && room.settings.rules !== 'classic' ? h('span', { class: 'pill pill-muted' }, room.settings.rules) : null,
+    room.settings && room.settings.rules && room.settings.rules !== 'classic' ? h('span', { class: 'pill pill-muted', testid: 'room-rules' }, rulesLabel(room.settings.rules)) : null,
     room.status !== 'closed' ? h('button', {
       class: 'btn btn-ghost btn-small share-button', testid: 'share-room',
       onclick: async () => {

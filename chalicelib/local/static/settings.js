@@ -12,6 +12,31 @@ export const DEFAULT_SETTINGS = {
   rules: 'classic',
 };
 
+/** The rule systems (SPEC §9, SPEC-VARIANTS.md) with a one-line explanation each. */
+export const RULES = [
+  ['classic', 'Classic', 'Bid on all dice in play; * dice are wild; the loser of a challenge loses one die.'],
+  ['wild-stars', 'Wild Stars', '★ replaces the 1 and is always wild; bid stars, show dice and reroll; lose the difference.'],
+];
+
+export const RULES_FIELD = { name: 'rules', label: 'Rules', options: RULES.map(([value, label]) => [value, label]) };
+
+/** Settings that only classic rooms use (Wild Stars has neither). */
+const CLASSIC_ONLY = new Set(['wildcard_chance', 'penalty']);
+
+export function isWildStars(values) {
+  return Boolean(values) && values.rules === 'wild-stars';
+}
+
+export function rulesLabel(value) {
+  const found = RULES.find(([v]) => v === value);
+  return found ? found[1] : String(value ?? 'Classic');
+}
+
+function rulesHelp(value) {
+  const found = RULES.find(([v]) => v === value) || RULES[0];
+  return found[2];
+}
+
 export const FIELDS = [
   { name: 'starting_dice', label: 'Starting dice', options: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [n, `${n} per player`]) },
   { name: 'wildcard_chance', label: 'Wildcard chance', options: [[0, '0 %'], [5, '5 %'], [10, '10 %']] },
@@ -31,6 +56,22 @@ function optionLabel(field, value) {
  * prefix names the data-testid of each select: `${prefix}-${name}`.
  */
 export function settingsForm(values, onChange, prefix = 'setting', { guestRoom = false } = {}) {
+  let rules = values.rules ?? DEFAULT_SETTINGS.rules;
+  const help = h('span', { class: 'field-help muted small', testid: `${prefix}-rules-help` }, rulesHelp(rules));
+  const note = h('p', { class: 'muted small settings-note', testid: `${prefix}-classic-only-note` },
+    'Wildcard chance and penalty do not apply to Wild Stars.');
+  const rulesId = `${prefix}-rules`;
+  const rulesSelect = h('select', {
+    id: rulesId, testid: rulesId, value: rules,
+    onchange: (event) => {
+      rules = event.target.value;
+      sync();
+      onChange('rules', rules);
+    },
+  }, RULES_FIELD.options.map(([v, label]) => h('option', { value: v }, label)));
+  const rulesRow = h('label', { class: 'field field-wide', for: rulesId },
+    h('span', { class: 'field-label' }, RULES_FIELD.label), rulesSelect, help);
+  const classicOnly = [];
   const rows = FIELDS.map((field) => {
     const id = `${prefix}-${field.name}`;
     const select = h('select', {
@@ -47,22 +88,45 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
       select.disabled = true;
       select.title = 'Guest rooms cannot be joined by others';
     }
-    return h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, field.label), select);
+    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, field.label), select);
+    if (CLASSIC_ONLY.has(field.name)) classicOnly.push([row, select]);
+    return row;
   });
-  return h('div', { class: 'settings-form' }, rows);
+  function sync() {
+    const wild = rules === 'wild-stars';
+    help.textContent = rulesHelp(rules);
+    note.hidden = !wild;
+    for (const [row, select] of classicOnly) {
+      row.hidden = wild;
+      select.disabled = wild;
+    }
+  }
+  sync();
+  return h('div', { class: 'settings-form' }, rulesRow, rows, note);
 }
 
 /** Read-only list of settings. */
 export function settingsSummary(values) {
-  return h('dl', { class: 'settings-summary' }, FIELDS.map((field) => [
-    h('dt', {}, field.label),
-    h('dd', {}, optionLabel(field, values[field.name])),
-  ]));
+  const wild = isWildStars(values);
+  const fields = FIELDS.filter((field) => !(wild && CLASSIC_ONLY.has(field.name)));
+  return h('dl', { class: 'settings-summary' },
+    h('dt', {}, RULES_FIELD.label),
+    h('dd', { testid: 'summary-rules', title: rulesHelp(values.rules) }, rulesLabel(values.rules ?? 'classic')),
+    fields.map((field) => [
+      h('dt', {}, field.label),
+      h('dd', {}, optionLabel(field, values[field.name])),
+    ]));
 }
 
 /** Short chips for the lobby. */
 export function settingsChips(values) {
   const v = values || {};
+  if (isWildStars(v)) {
+    const wild = ['Wild Stars', `${v.starting_dice ?? '?'} dice`, `${v.turn_seconds ?? '?'}s turns`];
+    if (v.joining === 'approval') wild.push('approval');
+    if (v.joining === 'passcode') wild.push('passcode');
+    return h('span', { class: 'chips' }, wild.map((c) => h('span', { class: 'chip' }, c)));
+  }
   const chips = [
     `${v.starting_dice ?? '?'} dice`,
     `${v.wildcard_chance ?? 0}% ★`,

@@ -3,7 +3,7 @@
 import { h, mount, panel } from './dom.js';
 import { attempt, isRegistered, roomCall, state, toast } from './core.js';
 import { authCard } from './auth.js';
-import { botMark, settingsForm, settingsSummary } from './settings.js';
+import { botMark, isWildStars, settingsForm, settingsSummary } from './settings.js';
 
 let botLevel = 'strong';
 
@@ -53,6 +53,7 @@ function playerRow(room, player) {
 function startBlocker(room) {
   const players = room.players || [];
   if (players.length < 2) return 'Add a bot or wait for another player';
+  if (isWildStars(room.settings) && players.length > 6) return 'Wild Stars is for 2–6 players: remove a seat or choose Classic';
   const waitingFor = players.filter((p) => p.kind === 'human' && !p.ready);
   if (waitingFor.length) return `Waiting for ${waitingFor.map((p) => p.name).join(', ')} to be ready`;
   return null;
