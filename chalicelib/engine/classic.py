@@ -50,6 +50,11 @@ class ClassicRules:
 
     def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Faces 1–6, quantity 1..dice in play, and strictly higher than the current bid."""
+        for name in ("show", "reroll"):
+            if action.get(name) is not None:
+                raise InvalidAction(
+                    f"{name} belongs to Wild Stars; classic bids have none", field=name
+                )
         quantity, face = action.get("quantity"), action.get("face")
         if not isinstance(quantity, int) or isinstance(quantity, bool):
             raise InvalidAction("quantity must be an integer", field="quantity")

@@ -121,9 +121,10 @@ class WildStarsRules:
         if show and not reroll:
             raise InvalidAction("showing dice comes with a reroll of the cup", field="reroll")
         if reroll:
-            shown = game.extra.setdefault("shown", {})
             out = [player.hand[i] for i in sorted(show)]
-            shown[player.id] = encode_dice(decode_dice(shown.get(player.id, "")) + out)
+            if out:
+                shown = game.extra.setdefault("shown", {})
+                shown[player.id] = encode_dice(decode_dice(shown.get(player.id, "")) + out)
             kept = len(player.hand) - len(out)
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)

@@ -7,6 +7,7 @@ import pytest
 from chalicelib.engine import game
 from chalicelib.engine.errors import (
     IllegalBid,
+    InvalidAction,
     NoBidToChallenge,
     NotYourTurn,
     StaleTurn,
@@ -240,3 +241,19 @@ def test_last_player_with_dice_wins_after_a_three_second_final_reveal() -> None:
     assert room.game.phase == Phase.FINISHED
     assert room.status == "finished"
     assert [p.rank for p in room.players] == [2, 1]
+
+
+@pytest.mark.parametrize("extra", [{"show": [0]}, {"reroll": True}])
+def test_classic_bids_have_no_show_or_reroll(extra: dict[str, object]) -> None:
+    room, roller = new_game(["12345", "12345"])
+    before = room.to_dict()
+    with pytest.raises(InvalidAction) as err:
+        game.act(
+            room,
+            pid(room, 0),
+            {"type": "bid", "quantity": 1, "face": 2, "turn": room.game.turn, **extra},
+            roller,
+            T0,
+        )
+    assert err.value.field in extra
+    assert room.to_dict() == before

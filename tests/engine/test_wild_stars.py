@@ -223,3 +223,11 @@ def test_wild_stars_bot_decisions_are_always_legal(level: str) -> None:
         if room.status == Status.PLAYING:
             game.advance(room, room.game.deadline or T0, roller)
         assert room.status == Status.FINISHED
+
+
+def test_a_whole_cup_reroll_shows_nothing() -> None:
+    room, roller = ws_game(["23456", "22222"])
+    roller.add_dice("66666")
+    ws_bid(room, roller, 0, 1, 2, reroll=True)
+    assert room.players[0].hand == [6, 6, 6, 6, 6]
+    assert room_view(room)["game"]["table"] == {"shown": {}}
