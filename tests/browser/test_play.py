@@ -154,3 +154,37 @@ def test_narrow_screen_stacks_the_game_boxes_in_order(
         page.screenshot(path=str(OUTPUT / "game-screen-phone.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_switching_to_manual_in_a_game_makes_the_break_wait_for_agree(
+    server: LocalServer, browser: Browser
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        create_room_with_a_bot(page, server.url)
+        page.click(by_testid("continue-manual"))
+        # The seat itself switches (the button follows the room view, not just the profile).
+        page.wait_for_selector(f"{by_testid('continue-manual')}[aria-pressed='true']")
+        deadline = time.monotonic() + GAME_TIMEOUT_S
+        while not page.locator(by_testid("agree")).count():
+            assert time.monotonic() < deadline, "no break offered Agree"
+            page.wait_for_function(
+                """() => document.querySelector("[data-testid='agree']")
+                    || (document.querySelector("[data-testid='bid-submit']")
+                        && !document.querySelector("[data-testid='bid-submit']").disabled)"""
+            )
+            if page.locator(by_testid("agree")).count():
+                break
+            version = page.get_attribute(by_testid("game-screen"), "data-version")
+            liar = page.locator(by_testid("call-liar"))
+            (liar if liar.is_enabled() else page.locator(by_testid("bid-submit"))).click()
+            page.wait_for_function(
+                """(v) => document.querySelector("[data-testid='agree']")
+                    || document.querySelector("[data-testid='game-screen']").dataset.version !== v""",
+                arg=version,
+            )
+        page.click(by_testid("agree"))
+        page.wait_for_selector(by_testid("bid-panel"))
+    finally:
+        context.close()

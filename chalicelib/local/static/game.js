@@ -344,16 +344,21 @@ function playersPanel(room) {
 // ---- metrics ----------------------------------------------------------------
 
 function continueMode() {
-  const fromProfile = state.me && state.me.preferences && state.me.preferences.continue_mode;
+  // The seat's mode is what this game uses; the profile's is the remembered preference.
   const fromRoom = state.room && state.room.me && state.room.me.continue_mode;
-  return fromProfile || fromRoom || 'auto';
+  const fromProfile = state.me && state.me.preferences && state.me.preferences.continue_mode;
+  return fromRoom || fromProfile || 'auto';
 }
 
 async function setContinueMode(mode, button) {
-  const answer = await attempt(() => api('PATCH', '/me/preferences', { continue_mode: mode }), button);
+  // Naming the room applies the switch there at once (switching to Auto during a break agrees).
+  const body = { continue_mode: mode };
+  if (state.room && state.room.me && state.room.me.player_id) body.room_id = state.room.id;
+  const answer = await attempt(() => api('PATCH', '/me/preferences', body), button);
   if (answer && answer.preferences && state.me) {
     state.me.preferences = answer.preferences;
     hooks.render();
+    if (body.room_id) hooks.refreshRoom();
   }
 }
 
