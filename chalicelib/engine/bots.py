@@ -24,6 +24,7 @@ here too so the benchmark can play them through the real engine; the API only of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +53,12 @@ CONT_BASE, CONT_ROOM = 0.05, 0.1
 """Heads-up, the chance of losing a round that goes on after our raise: more when our raise
 leaves room for a comfortable answer (scaled down with more players, who share the risk).
 Small on purpose: the benchmark showed that the immediate risk of being called dominates."""
+MIX_BEST, MIX_NEAR, MIX_TEMPERATURE, MIX_MARGIN = 1000, 300, 0.01, 0.03
+"""Mixed raises: the best raise weighs 1000; a raise that costs ``gap`` dice more weighs
+``300·exp(-gap / 0.01)`` while the gap is at most 0.03 dice (an exact tie: 30 % of the best)."""
+BLUFF_WEIGHT, BLUFF_TEMPERATURE, BLUFF_MARGIN = 100, 0.1, 0.15
+"""Cheap bluffs: the cheapest raise on a face we hold none of weighs ``100·exp(-gap / 0.1)``
+when it costs at most 0.15 dice more than the best one (the best is on a face we hold)."""
 
 
 def _bid(seat: Seat, quantity: int, face: int) -> Action:
@@ -180,8 +187,61 @@ def _candidates(seat: Seat) -> list[tuple[int, int]]:
     return out
 
 
-def strong(seat: Seat, memory: dict[str, Any]) -> Action:
-    """Choose the action with the lowest expected cost in dice (see the module docstring)."""
+def _best(scored: list[tuple[float, int, int]]) -> tuple[float, int, int]:
+    """The cheapest raise; the first in candidate order among (near-)exact ties."""
+    best = scored[0]
+    for c in scored:
+        if c[0] < best[0] - 1e-12:
+            best = c
+    return best
+
+
+def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, int, int]]:
+    """Integer weights for a mixed choice among raises: the best first, then near-best, a bluff.
+
+    The best raise (first of the cheapest, in candidate order) weighs ``MIX_BEST``; every other
+    raise within ``MIX_MARGIN`` of it weighs less the more it costs (a softmax on the cost gap),
+    and the cheapest raise on a face we hold none of is added as a cheap bluff when its gap is
+    within ``BLUFF_MARGIN`` and we have more than one die left (a lost bluff on the last die is
+    the game). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
+    """
+    best = _best(scored)
+    out = [(MIX_BEST, best[1], best[2])]
+    bluff: tuple[float, int, int] | None = None
+    for cost, q, f in scored:
+        if (q, f) == (best[1], best[2]):
+            continue
+        gap = cost - best[0]
+        if gap <= MIX_MARGIN:
+            w = round(MIX_NEAR * math.exp(-gap / MIX_TEMPERATURE))
+            if w > 0:
+                out.append((w, q, f))
+                continue
+        if seat.mine[f] == 0 and (bluff is None or cost < bluff[0]):
+            bluff = (cost, q, f)
+    if bluff is not None and len(seat.own) > 1 and seat.mine[best[2]] > 0:
+        gap = bluff[0] - best[0]
+        if gap <= BLUFF_MARGIN:
+            w = round(BLUFF_WEIGHT * math.exp(-gap / BLUFF_TEMPERATURE))
+            if w > 0:
+                out.append((w, bluff[1], bluff[2]))
+    return out
+
+
+def _pick(weighted: list[tuple[int, int, int]], roller: Roller) -> tuple[int, int]:
+    """A weighted draw from the roller (no draw when there is a single option)."""
+    if len(weighted) == 1:
+        return weighted[0][1], weighted[0][2]
+    r = roller.below(sum(w for w, _, _ in weighted))
+    for w, q, f in weighted:
+        if r < w:
+            return q, f
+        r -= w
+    raise AssertionError("unreachable: the draw is below the total weight")
+
+
+def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
+    """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
     beliefs = _Beliefs(seat, memory)
     players = max(seat.players, 2)
     give = seat.penalty == "give"
@@ -189,18 +249,16 @@ def strong(seat: Seat, memory: dict[str, Any]) -> Action:
     # heads-up the game is zero-sum, so the weight does not change the ranking of options.
     gain = 1.0 if give else (1.0 if players == 2 else 0.25)
     share = 2 / players
-    best: tuple[float, int, int] | None = None
+    scored: list[tuple[float, int, int]] = []
     for q, f in _candidates(seat):
         lose, win, carry_on, room = beliefs.raise_outcome(q, f)
         cost = lose - gain * win + carry_on * share * (CONT_BASE + CONT_ROOM * room)
-        if best is None or cost < best[0] - 1e-12:
-            best = (cost, q, f)
+        scored.append((cost, q, f))
     if seat.current is not None:
         p_true = beliefs.p_true(*seat.current)
-        if best is None or p_true - gain * (1 - p_true) <= best[0]:
+        if not scored or p_true - gain * (1 - p_true) <= _best(scored)[0]:
             return _liar(seat)
-    assert best is not None
-    return _bid(seat, best[1], best[2])
+    return _bid(seat, *_pick(_weigh(seat, scored), roller))
 
 
 # -- dispatch ---------------------------------------------------------------------------------
@@ -222,7 +280,7 @@ def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Rol
     baseline = _BASELINES.get(level)
     if baseline is not None:
         return baseline(seat, roller)
-    return strong(seat, memory)
+    return strong(seat, memory, roller)
 
 
 def observe(memory: dict[str, Any], reveal: Reveal) -> None:

@@ -260,3 +260,73 @@ def test_bots_play_whole_games_at_every_level() -> None:
         game.start_game(room, ScriptedRoller(dice="123456*" * 40), 0)
         assert room.game is not None and room.game.phase == Phase.FINAL_REVEAL
         assert sorted(p.rank or 0 for p in room.players if not p.in_game) == [2, 3, 4]
+
+
+def opening_faces(seed: int, hands: int = 200) -> list[tuple[list[int], dict[str, Any], bool]]:
+    """Strong openings at a four-player table, the same public situation with varied own hands.
+
+    Only hands holding at least two dice of some face are kept (a clear best face); each entry
+    is (hand, the action with roller draws from ``seed``, whether the best reply opens the same).
+    """
+    deal = SeededRoller(seed)
+    out = []
+    for i in range(hands):
+        hand = [deal.die(10) for _ in range(5)]
+        if max(sum(1 for d in hand if d in (f, WILD)) for f in range(1, 7)) < 2:
+            continue
+        room = table([hand, [1] * 5, [1] * 5, [1] * 5])
+        view = bot_view(room, "p1")
+        mixed = bots.decide(view, "strong", {}, SeededRoller(seed * 1000 + i))
+        # A roller whose every draw is 0 plays the pure best reply (the former behaviour).
+        pure = bots.decide(view, "strong", {}, ScriptedRoller())
+        out.append((hand, mixed, mixed == pure))
+    return out
+
+
+def held(hand: list[int], face: int) -> int:
+    """How many dice of ``hand`` count toward ``face``."""
+    return sum(1 for d in hand if d in (face, WILD))
+
+
+def test_strong_sometimes_opens_on_a_face_it_holds_none_of() -> None:
+    openings = opening_faces(seed=7)
+    assert len(openings) > 150
+    # The pure best reply always opens on a face it holds, so its face reads its hand...
+    for hand, mixed, same in openings:
+        if same:
+            assert held(hand, mixed["face"]) > 0
+    # ...the mixed strategy does not: some openings are cheap bluffs, some other near-best bids.
+    bluffs = sum(1 for hand, mixed, _ in openings if held(hand, mixed["face"]) == 0)
+    differs = sum(1 for _, _, same in openings if not same)
+    assert 0.05 * len(openings) <= bluffs <= 0.4 * len(openings)
+    assert differs >= bluffs
+    assert sum(1 for _, _, same in openings if same) > len(openings) / 3
+
+
+def test_pure_best_reply_opens_on_a_held_face() -> None:
+    deal = SeededRoller(8)
+    for _ in range(100):
+        hand = [deal.die(10) for _ in range(5)]
+        if max(held(hand, f) for f in range(1, 7)) < 2:
+            continue
+        room = table([hand, [1] * 5, [1] * 5, [1] * 5])
+        action = bots.decide(bot_view(room, "p1"), "strong", {}, ScriptedRoller())
+        assert held(hand, action["face"]) > 0
+
+
+def test_strong_decisions_replay_for_the_same_roller_seed() -> None:
+    first = opening_faces(seed=9, hands=60)
+    again = opening_faces(seed=9, hands=60)
+    assert [m for _, m, _ in first] == [m for _, m, _ in again]
+    # ...and the roller matters: another seed's draws change some of the same openings.
+    room = table([[3, 3, 5, 2, 6], [1] * 5, [1] * 5, [1] * 5])
+    view = bot_view(room, "p1")
+    by_seed = [bots.decide(view, "strong", {}, SeededRoller(s)) for s in range(40)]
+    assert len({json.dumps(a) for a in by_seed}) > 1
+    assert by_seed == [bots.decide(view, "strong", {}, SeededRoller(s)) for s in range(40)]
+
+
+def test_strong_keeps_calling_a_bid_that_cannot_be_true_whatever_the_roller() -> None:
+    room = table([[1, 2, 3, 4, 5], [2, 2, 3, 4, 5]], current=(1, 9, 6), to_act=0, wildcard=0)
+    for s in range(20):
+        assert decide(room, "strong", seed=s)["type"] == "liar"
