@@ -13,7 +13,9 @@ how each level plays; the levels are:
   chance that the next player calls it and it is false (their call habits are learned too), plus
   a share of the risk if the round goes on; raises that leave the next player little room are
   worth more. The weights follow the penalty mode (winning a challenge gains a die under
-  *give*) and the number of players.
+  *give*) and the number of players. Calls are pure; the raise is a mixed choice drawn from the
+  roller among near-best raises and an occasional cheap bluff on a face it does not hold, so
+  its bids do not read its hand (a roller that always draws 0 plays the pure best reply).
 - ``easy``: the plain binomial estimate from its own dice only, a gullible calling threshold
   and random plausible raises: beatable, still sensible.
 
