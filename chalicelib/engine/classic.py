@@ -6,7 +6,8 @@ from typing import Any
 
 from .dice import Roller, roll
 from .errors import IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, RevealRow, Room
+from .model import Bid, Player, Reveal, Room
+from .rules import reveal_rows
 
 
 def total_dice(room: Room) -> int:
@@ -19,11 +20,6 @@ def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
     if current is None:
         return True
     return quantity > current.quantity or (quantity == current.quantity and face > current.face)
-
-
-def counts_toward(die: int, face: int) -> bool:
-    """A die counts toward a bid on ``face`` if it shows that face or ``*``; a normal 1 is not wild."""
-    return die in (face, WILD)
 
 
 class ClassicRules:
@@ -82,22 +78,7 @@ class ClassicRules:
         game = room.game
         assert game is not None and game.current_bid is not None
         bid = game.current_bid
-        rows: list[RevealRow] = []
-        count = 0
-        for p in room.players:
-            if not p.hand:
-                continue
-            counted = [counts_toward(d, bid.face) for d in p.hand]
-            count += sum(counted)
-            rows.append(
-                RevealRow(
-                    p.id,
-                    p.name,
-                    list(p.hand),
-                    counted,
-                    [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
-                )
-            )
+        rows, count = reveal_rows(room, lambda p: list(p.hand))
         bidder = room.player(bid.player_id)
         assert bidder is not None
         loser, winner = (challenger, bidder) if count >= bid.quantity else (bidder, challenger)

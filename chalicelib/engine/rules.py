@@ -14,7 +14,10 @@ timers and the callers of the view function never change for a new system.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .model import WILD, RevealRow
 
 if TYPE_CHECKING:
     from .dice import Roller
@@ -76,3 +79,26 @@ def rule_system(name: str) -> RuleSystem:
 
     systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS}
     return systems[name]
+
+
+def reveal_rows(room: Room, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:
+    """Every hand of the round against the current bid: one row per player, and the count.
+
+    A die counts toward a bid on a face if it shows that face or ``*`` (a normal 1 is not wild);
+    a bid on ``*`` itself
+    (Wild Stars) counts stars only. Each row lists that player's bids of the round in order.
+    """
+    game = room.game
+    assert game is not None and game.current_bid is not None
+    face = game.current_bid.face
+    rows: list[RevealRow] = []
+    count = 0
+    for p in room.players:
+        dice = dice_of(p)
+        if not dice:
+            continue
+        counted = [d in (face, WILD) for d in dice]
+        count += sum(counted)
+        bids = [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id]
+        rows.append(RevealRow(p.id, p.name, dice, counted, bids))
+    return rows, count

@@ -26,7 +26,8 @@ from typing import Any
 from .bot_model import tail
 from .dice import Roller
 from .errors import Conflict, IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, RevealRow, Room, decode_dice, encode_dice
+from .model import WILD, Bid, Player, Reveal, Room, decode_dice, encode_dice
+from .rules import reveal_rows
 
 STAR_FACE = WILD
 FACES = (2, 3, 4, 5, 6)
@@ -44,11 +45,6 @@ def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
         return True
     new, old = track_rank(quantity, face), track_rank(current.quantity, current.face)
     return new > old or (new == old and face != STAR_FACE and face > current.face)
-
-
-def counts_toward(die: int, face: int) -> bool:
-    """Number bids count the face and stars; star bids count stars only."""
-    return die in (face, WILD)
 
 
 def shown_dice(room: Room, player_id: str) -> list[int]:
@@ -153,26 +149,12 @@ class WildStarsRules:
         game = room.game
         assert game is not None and game.current_bid is not None
         bid = game.current_bid
-        rows: list[RevealRow] = []
-        count = 0
-        shown_flags: dict[str, list[bool]] = {}
-        for p in room.players:
-            out = shown_dice(room, p.id)
-            dice = p.hand + out
-            if not dice:
-                continue
-            counted = [counts_toward(d, bid.face) for d in dice]
-            count += sum(counted)
-            shown_flags[p.id] = [False] * len(p.hand) + [True] * len(out)
-            rows.append(
-                RevealRow(
-                    p.id,
-                    p.name,
-                    dice,
-                    counted,
-                    [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
-                )
-            )
+        rows, count = reveal_rows(room, lambda p: p.hand + shown_dice(room, p.id))
+        shown_flags = {
+            p.id: [False] * len(p.hand) + [True] * len(shown_dice(room, p.id))
+            for p in room.players
+            if p.hand or shown_dice(room, p.id)
+        }
         bidder = room.player(bid.player_id)
         assert bidder is not None
         d = count - bid.quantity
