@@ -7,44 +7,14 @@ game screen and of the final results are written to ``test-output/``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from chalicelib.local.server import LocalServer
+from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-OUTPUT = Path(__file__).resolve().parents[2] / "test-output"
-GAME_TIMEOUT_S = 120
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    with LocalServer(access_log=lambda _line: None) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-def by_testid(name: str) -> str:
-    return f"[data-testid='{name}']"
 
 
 def create_room_with_a_bot(page: Page, base_url: str) -> None:

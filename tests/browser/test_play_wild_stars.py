@@ -7,29 +7,14 @@ screen after a reveal, or the final results if no reveal was captured during pla
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from chalicelib.local.server import LocalServer
-from tests.browser.test_play import CHROMIUM, CHROMIUM_ARGS, GAME_TIMEOUT_S, OUTPUT, by_testid
+from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    with LocalServer(access_log=lambda _line: None) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def wait_for_my_move(page: Page) -> bool:

@@ -1,0 +1,27 @@
+"""Fixtures of the browser tests: one local server and one headless Chromium per session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from chalicelib.local.server import LocalServer
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[LocalServer]:
+    """The one-command local server, on a free loopback port."""
+    with LocalServer(access_log=lambda _line: None) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium driven by Playwright (its own browser download is unreachable)."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
