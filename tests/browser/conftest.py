@@ -1,4 +1,8 @@
-"""Fixtures of the browser tests: one local server and one headless Chromium per session."""
+"""Fixtures of the browser tests: a local server and a headless Chromium per test module.
+
+Module scope on purpose: both must be gone before other tests run (Playwright keeps an event
+loop running in this thread, and the server swaps the app's dependencies while it runs).
+"""
 
 from __future__ import annotations
 
@@ -11,14 +15,14 @@ from chalicelib.local.server import LocalServer
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server() -> Iterator[LocalServer]:
     """The one-command local server, on a free loopback port."""
     with LocalServer(access_log=lambda _line: None) as running:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Debian's chromium driven by Playwright (its own browser download is unreachable)."""
     with sync_playwright() as playwright:
