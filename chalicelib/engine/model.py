@@ -68,7 +68,9 @@ SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "turn_seconds": (15, 30, 60),
     "break_seconds": (30, 60, 120),
     "joining": ("open", "approval", "passcode"),
-    "rules": ("classic", "wild-stars"),
+    "rules": ("classic", "wild-stars", "poker"),
+    "lives": (1, 2, 3, 4, 5),
+    "dogs_life": (False, True),
 }
 
 
@@ -84,6 +86,10 @@ class Settings:
     joining: str = "open"
     passcode: str | None = None
     rules: str = "classic"
+    lives: int = 3
+    """Poker Liar Dice: lives per player (held in ``Player.dice_count``)."""
+    dogs_life: bool = False
+    """Poker Liar Dice: the first player to lose their last life gets one extra life."""
 
     @classmethod
     def parse(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
@@ -102,8 +108,8 @@ class Settings:
                     raise InvalidSetting("passcode must be exactly four digits", field="passcode")
             else:
                 allowed = SETTING_CHOICES[name]
-                # bool is an int in Python: True must not pass as 1
-                if isinstance(value, bool) or value not in allowed:
+                # bool is an int in Python: True must not pass as 1 (nor 1 as True)
+                if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
                     shown = ", ".join(str(a) for a in allowed)
                     raise InvalidSetting(f"{name} must be one of: {shown}", field=name)
             current[name] = value

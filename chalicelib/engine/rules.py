@@ -108,9 +108,10 @@ class RuleSystem(Protocol):
 def rule_system(name: str) -> RuleSystem:
     """The rule system a room's ``rules`` setting names."""
     from .classic import CLASSIC
+    from .poker import POKER
     from .wild_stars import WILD_STARS
 
-    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS}
+    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS, "poker": POKER}
     return systems[name]
 
 
