@@ -627,3 +627,8 @@ def decide(view: dict[str, Any], level: str) -> dict[str, Any]:
 
 
 POKER = PokerRules()
+
+
+def bid_view_hand(bid: Bid) -> list[int | str]:
+    """The faces of a stored claim's full hand, as shown."""
+    return faces_out(bid_hand(bid))
