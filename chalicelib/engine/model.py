@@ -94,7 +94,8 @@ class Settings:
     @classmethod
     def parse(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
         """Validate a (partial) settings dict over ``base``; refuse unknown fields and values."""
-        current = (base or cls()).to_dict()
+        base = base or cls()
+        current = {f.name: getattr(base, f.name) for f in fields(base)}
         for name, value in data.items():
             if name not in current:
                 raise InvalidSetting(f"unknown setting {name!r}", field=name)
@@ -120,8 +121,17 @@ class Settings:
         return cls(**current)
 
     def to_dict(self) -> dict[str, Any]:
-        """All settings as a plain dict (passcode included: the view decides who sees it)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """All settings as a plain dict (passcode included: the view decides who sees it).
+
+        The poker settings appear only in poker rooms (or when changed from their defaults),
+        so classic and Wild Stars rooms look exactly as they did before poker existed.
+        """
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.rules != "poker":
+            for name, default in (("lives", 3), ("dogs_life", False)):
+                if out[name] == default:
+                    del out[name]
+        return out
 
 
 # -- players ----------------------------------------------------------------------------------
