@@ -40,7 +40,20 @@ ContinueMode = Literal["auto", "manual"]
 Face = Literal[1, 2, 3, 4, 5, 6, "*"]
 """A bid's face: 1–6, or ``"*"`` for a star bid (Wild Stars; the rule system checks which apply)."""
 FaceOut = int | Literal["*"]
-Rules = Literal["classic", "wild-stars"]
+Rules = Literal["classic", "wild-stars", "poker"]
+PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
+"""A poker die's face, low to high (Poker Liar Dice)."""
+PokerCategory = Literal[
+    "high_card",
+    "pair",
+    "two_pairs",
+    "three_of_a_kind",
+    "full_house",
+    "four_of_a_kind",
+    "five_of_a_kind",
+]
+PokerPosition = Annotated[int, Field(ge=0, le=4)]
+Positions = Annotated[list[PokerPosition], Field(max_length=5)]
 CupPosition = Annotated[int, Field(ge=0, le=9)]
 
 
@@ -78,6 +91,8 @@ class SettingsBody(Request):
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
+    lives: Literal[1, 2, 3, 4, 5] | None = None
+    dogs_life: bool | None = None
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""
@@ -139,6 +154,57 @@ class LiarAction(Request):
     turn: Turn
 
 
+class PartialClaim(Request):
+    """A partial claim: the lowest legal hand of ``category`` whose groups start with ``faces``."""
+
+    category: PokerCategory
+    faces: Annotated[list[PokerFace], Field(max_length=5)] = []
+
+
+class ClaimAction(Request):
+    """Poker Liar Dice: pass the cup with a claim.
+
+    ``hand`` is five faces, ``"better"`` (the lowest hand beating the claim accepted and
+    containing the exposed dice) or a partial claim; the server stores the full hand. At the
+    ``respond`` stage a claim accepts and passes the cup unlooked; at ``reroll`` it passes
+    without rerolling. ``expose``/``unexpose`` set cup positions out or take them back first.
+    """
+
+    type: Literal["claim"]
+    turn: Turn
+    hand: (
+        Annotated[list[PokerFace], Field(min_length=5, max_length=5)]
+        | Literal["better"]
+        | (PartialClaim)
+    )
+    expose: Positions | None = None
+    unexpose: Positions | None = None
+
+
+class AcceptAction(Request):
+    """Poker Liar Dice: accept the claim passed to you and look at the cup."""
+
+    type: Literal["accept"]
+    turn: Turn
+
+
+class RerollAction(Request):
+    """Poker Liar Dice: reroll these cup positions (the count is announced), expose or take back."""
+
+    type: Literal["reroll"]
+    turn: Turn
+    dice: Positions = []
+    expose: Positions | None = None
+    unexpose: Positions | None = None
+
+
+class StopAction(Request):
+    """Poker Liar Dice: stop rolling for five aces (the cup stands as it is)."""
+
+    type: Literal["stop"]
+    turn: Turn
+
+
 class AgreeAction(Request):
     """Agree to start the next round (during a break)."""
 
@@ -153,7 +219,17 @@ class ResignAction(Request):
 
 class ActionBody(
     RootModel[
-        Annotated[BidAction | LiarAction | AgreeAction | ResignAction, Field(discriminator="type")]
+        Annotated[
+            BidAction
+            | LiarAction
+            | ClaimAction
+            | AcceptAction
+            | RerollAction
+            | StopAction
+            | AgreeAction
+            | ResignAction,
+            Field(discriminator="type"),
+        ]
     ]
 ):
     """POST /rooms/{room_id}/actions."""
@@ -249,6 +325,10 @@ class PublicSettings(Answer):
     break_seconds: int
     joining: str
     rules: str
+    lives: int | None = Field(default=None, description="Poker Liar Dice: lives per player.")
+    dogs_life: bool | None = Field(
+        default=None, description="Poker Liar Dice: the first player out gets one extra life."
+    )
     passcode: str | None = None
 
 
@@ -297,11 +377,15 @@ class MeOut(Answer):
 
 
 class BidOut(Answer):
-    """A bid; ``face`` is ``"*"`` for a star bid (Wild Stars)."""
+    """A bid (``face`` is ``"*"`` for a star bid), or a poker claim (``hand``, ``category``)."""
 
     player_id: str
-    quantity: int
-    face: FaceOut
+    quantity: int | None = None
+    face: FaceOut | None = None
+    hand: list[PokerFace] | None = Field(
+        default=None, description="Poker Liar Dice: the full hand the claim stands for."
+    )
+    category: PokerCategory | None = None
 
 
 class TurnOut(Answer):
@@ -320,10 +404,12 @@ class BreakOut(Answer):
 
 
 class RevealBidOut(Answer):
-    """One of a player's bids of the revealed round."""
+    """One of a player's bids (or poker claims) of the revealed round."""
 
-    quantity: int
-    face: FaceOut
+    quantity: int | None = None
+    face: FaceOut | None = None
+    hand: list[PokerFace] | None = None
+    category: PokerCategory | None = None
 
 
 class RevealRowOut(Answer):
@@ -343,7 +429,7 @@ class RevealOut(Answer):
     bid: BidOut
     challenger_id: str
     count: int
-    loser_id: str
+    loser_id: str | None = Field(description="Null when nobody lost (five aces made again).")
     winner_id: str
     penalty: str
     eliminated: list[str]
@@ -361,13 +447,56 @@ class RevealOut(Answer):
         default=None,
         description="Wild Stars: per player, which of ``rows[].dice`` were shown (set out).",
     )
+    cup: list[PokerFace] | None = Field(default=None, description="Poker: the lifted cup.")
+    exposed: list[int] | None = Field(
+        default=None, description="Poker: cup positions that were exposed."
+    )
+    hand: PokerHandOut | None = Field(default=None, description="Poker: what the cup holds.")
+    rerolls: list[RerollOut] | None = Field(
+        default=None, description="Poker: the hand's announced rerolls, in order."
+    )
+    five_aces: bool | None = Field(
+        default=None, description="Poker: decided by the five-aces rolls, not a challenge."
+    )
+    dogs_life: str | None = Field(
+        default=None, description="Poker: the player who took the dog's life here."
+    )
+    next_id: str | None = Field(default=None, description="Poker: who starts the next hand.")
+
+
+class PokerHandOut(Answer):
+    """A poker hand and its category."""
+
+    hand: list[PokerFace]
+    category: PokerCategory
+
+
+class RerollOut(Answer):
+    """How many dice a player rerolled (announced truthfully by the server)."""
+
+    player_id: str
+    count: int
 
 
 class TableOut(Answer):
-    """Public round information beyond the current bid (Wild Stars; null in classic)."""
+    """Public round information beyond the current bid (Wild Stars, Poker; null in classic)."""
 
-    shown: dict[str, list[int | str]] = Field(
-        description="Dice each player has set out in the open this round."
+    shown: dict[str, list[int | str]] | None = Field(
+        default=None, description="Wild Stars: dice each player has set out in the open."
+    )
+    stage: Literal["claim", "respond", "reroll", "aces"] | None = Field(
+        default=None, description="Poker Liar Dice: what the player to act does now."
+    )
+    holder_id: str | None = Field(default=None, description="Poker: who holds the cup.")
+    exposed: list[PokerFace | None] | None = Field(
+        default=None, description="Poker: the cup by position, exposed faces or null (hidden)."
+    )
+    rerolls: list[RerollOut] | None = Field(
+        default=None, description="Poker: every announced reroll of this hand, in order."
+    )
+    lives: int | None = Field(default=None, description="Poker: lives each player started with.")
+    aces_rolls_left: int | None = Field(
+        default=None, description="Poker: rolls left after accepting five aces."
     )
 
 

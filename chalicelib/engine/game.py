@@ -17,16 +17,18 @@ from .dice import Roller
 from .errors import (
     DomainError,
     InvalidAction,
-    NoBidToChallenge,
     NotAPlayer,
     NotYourTurn,
     StaleTurn,
     WrongPhase,
 )
-from .model import FINAL_REVEAL_MS, Game, Phase, Player, Room, Status
+from .model import FINAL_REVEAL_MS, Game, Phase, Player, Reveal, Room, Status
 from .rules import rule_system
 
 Event = dict[str, Any]
+
+TURN_ACTIONS = ("bid", "liar", "claim", "accept", "reroll", "stop")
+"""Action types answered with a ``turn``; the rule system says which of them it plays."""
 
 MAX_ADVANCE_STEPS = 100_000
 """A guard against a bug looping forever; a real game ends long before."""
@@ -218,42 +220,25 @@ def _apply_turn_action(
     *,
     by: str,
 ) -> None:
-    """Apply a (validated-inside) bid or Liar! for the player to act."""
+    """Apply the acting player's turn action (the rule system validates and decides it)."""
+    game = room.game
+    assert game is not None
+    outcome = rule_system(room.settings.rules).turn_action(room, player, action, roller)
+    for event in outcome.events:
+        events.append({**event, "round": game.round, "by": by, "at": at})
+    if outcome.bid is not None:
+        game.current_bid = outcome.bid
+        game.round_bids.append(outcome.bid)
+    if outcome.reveal is not None:
+        _resolve(room, outcome.reveal, roller, at, events)
+    elif outcome.next_player is not None:
+        _begin_turn(room, outcome.next_player, at)
+
+
+def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[Event]) -> None:
     game = room.game
     assert game is not None
     rules = rule_system(room.settings.rules)
-    kind = action.get("type")
-    if kind == "bid":
-        bid = rules.place_bid(room, player, action, roller)
-        game.current_bid = bid
-        game.round_bids.append(bid)
-        events.append(
-            {
-                "type": "bid_placed",
-                **rules.bid_view(bid),
-                "round": game.round,
-                "by": by,
-                "at": at,
-            }
-        )
-        _begin_turn(room, next_clockwise(room, player.id), at)
-        return
-    if kind == "liar":
-        if game.current_bid is None:
-            raise NoBidToChallenge("there is no bid to call Liar! on")
-        events.append(
-            {"type": "liar_called", "player_id": player.id, "round": game.round, "by": by, "at": at}
-        )
-        _resolve(room, player, roller, at, events)
-        return
-    raise InvalidAction(f"unknown turn action {kind!r}", field="type")
-
-
-def _resolve(room: Room, challenger: Player, roller: Roller, at: int, events: list[Event]) -> None:
-    game = room.game
-    assert game is not None
-    rules = rule_system(room.settings.rules)
-    reveal = rules.resolve(room, challenger)
     reveal.at = at
     for p in room.players:
         if p.in_game and p.dice_count <= 0:
@@ -271,7 +256,7 @@ def _resolve(room: Room, challenger: Player, roller: Roller, at: int, events: li
             "type": "challenge_resolved",
             "round": reveal.round,
             "count": reveal.count,
-            "loser_id": reveal.loser_id,
+            "loser_id": reveal.loser_id or None,
             "winner_id": reveal.winner_id,
             "at": at,
         }
@@ -298,8 +283,9 @@ def start_game(room: Room, roller: Roller, now: int) -> list[Event]:
     """Deal starting dice, pick the first opener at random, start round 1 (lobby checks are in ``room``)."""
     room.status = Status.PLAYING
     room.game = Game()
+    start_count = rule_system(room.settings.rules).starting_count(room.settings)
     for p in room.players:
-        p.dice_count = room.settings.starting_dice
+        p.dice_count = start_count
         p.hand = []
         p.eliminated = p.resigned = False
         p.rank = None
@@ -339,14 +325,23 @@ def call_liar(room: Room, player_id: str, turn: int, roller: Roller, now: int) -
 def act(
     room: Room, player_id: str, action: dict[str, Any], roller: Roller, now: int
 ) -> list[Event]:
-    """Apply a player's action: ``bid``, ``liar`` (with ``turn``), ``agree`` or ``resign``."""
+    """Apply a player's action: a turn action (with ``turn``), ``agree`` or ``resign``.
+
+    Turn actions are every type but ``agree`` and ``resign``: ``bid`` and ``liar`` in the
+    bidding systems, the stages of a cup in Poker Liar Dice; the rule system validates them.
+    """
     game = _game(room)
     player = room.player(player_id)
     if player is None:
         raise NotAPlayer("you have no seat in this game")
     kind = action.get("type")
     events: list[Event] = []
-    if kind in ("bid", "liar"):
+    if kind not in ("agree", "resign"):
+        if not isinstance(kind, str) or kind not in TURN_ACTIONS:
+            raise InvalidAction(
+                "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")),
+                field="type",
+            )
         if game.phase != Phase.BIDDING:
             raise WrongPhase("nobody is bidding right now")
         turn = action.get("turn")
@@ -371,8 +366,6 @@ def act(
         _maybe_end_break(room, roller, now, events)
     elif kind == "resign":
         _resign(room, player, roller, now, events)
-    else:
-        raise InvalidAction("type must be one of: bid, liar, agree, resign", field="type")
     _run_bots(room, roller, now, events)
     return events
 

@@ -68,7 +68,9 @@ SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "turn_seconds": (15, 30, 60),
     "break_seconds": (30, 60, 120),
     "joining": ("open", "approval", "passcode"),
-    "rules": ("classic", "wild-stars"),
+    "rules": ("classic", "wild-stars", "poker"),
+    "lives": (1, 2, 3, 4, 5),
+    "dogs_life": (False, True),
 }
 
 
@@ -84,11 +86,16 @@ class Settings:
     joining: str = "open"
     passcode: str | None = None
     rules: str = "classic"
+    lives: int = 3
+    """Poker Liar Dice: lives per player (held in ``Player.dice_count``)."""
+    dogs_life: bool = False
+    """Poker Liar Dice: the first player to lose their last life gets one extra life."""
 
     @classmethod
     def parse(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
         """Validate a (partial) settings dict over ``base``; refuse unknown fields and values."""
-        current = (base or cls()).to_dict()
+        base = base or cls()
+        current = {f.name: getattr(base, f.name) for f in fields(base)}
         for name, value in data.items():
             if name not in current:
                 raise InvalidSetting(f"unknown setting {name!r}", field=name)
@@ -102,8 +109,8 @@ class Settings:
                     raise InvalidSetting("passcode must be exactly four digits", field="passcode")
             else:
                 allowed = SETTING_CHOICES[name]
-                # bool is an int in Python: True must not pass as 1
-                if isinstance(value, bool) or value not in allowed:
+                # bool is an int in Python: True must not pass as 1 (nor 1 as True)
+                if isinstance(value, bool) != isinstance(allowed[0], bool) or value not in allowed:
                     shown = ", ".join(str(a) for a in allowed)
                     raise InvalidSetting(f"{name} must be one of: {shown}", field=name)
             current[name] = value
@@ -114,8 +121,17 @@ class Settings:
         return cls(**current)
 
     def to_dict(self) -> dict[str, Any]:
-        """All settings as a plain dict (passcode included: the view decides who sees it)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """All settings as a plain dict (passcode included: the view decides who sees it).
+
+        The poker settings appear only in poker rooms (or when changed from their defaults),
+        so classic and Wild Stars rooms look exactly as they did before poker existed.
+        """
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.rules != "poker":
+            for name, default in (("lives", 3), ("dogs_life", False)):
+                if out[name] == default:
+                    del out[name]
+        return out
 
 
 # -- players ----------------------------------------------------------------------------------

@@ -15,13 +15,32 @@ timers and the callers of the view function never change for a new system.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .errors import InvalidAction, NoBidToChallenge
 from .model import WILD, RevealRow
 
 if TYPE_CHECKING:
     from .dice import Roller
-    from .model import Bid, Player, Reveal, Room
+    from .model import Bid, Player, Reveal, Room, Settings
+
+
+@dataclass(slots=True)
+class TurnOutcome:
+    """What a turn action decided; the shared flow in ``game`` applies it.
+
+    ``events`` are announced first (the flow adds ``round``, ``by`` and ``at``). Then either
+    ``reveal`` is set (the round is decided: eliminations, break or final reveal follow), or
+    ``next_player`` acts next on a new turn number with its own deadline (possibly the same
+    player, for a system whose turn has stages). ``bid`` is a public claim that becomes the
+    current bid and joins the round's hidden history.
+    """
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    bid: Bid | None = None
+    next_player: Player | None = None
+    reveal: Reveal | None = None
 
 
 class RuleSystem(Protocol):
@@ -35,6 +54,20 @@ class RuleSystem(Protocol):
 
     def check_start(self, room: Room) -> None:
         """Refuse to start when the seats do not suit the system (raise a DomainError)."""
+        ...
+
+    def starting_count(self, settings: Settings) -> int:
+        """What each player's ``dice_count`` starts at (dice, or lives in Poker Liar Dice)."""
+        ...
+
+    def turn_action(
+        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+    ) -> TurnOutcome:
+        """Validate and apply the acting player's turn action (raise before changing anything)."""
+        ...
+
+    def dice_view(self, dice: list[int]) -> list[int | str]:
+        """A hand as it appears on the wire."""
         ...
 
     def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
@@ -75,10 +108,33 @@ class RuleSystem(Protocol):
 def rule_system(name: str) -> RuleSystem:
     """The rule system a room's ``rules`` setting names."""
     from .classic import CLASSIC
+    from .poker import POKER
     from .wild_stars import WILD_STARS
 
-    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS}
+    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS, "poker": POKER}
     return systems[name]
+
+
+def bid_turn_action(
+    rules: RuleSystem, room: Room, player: Player, action: dict[str, Any], roller: Roller
+) -> TurnOutcome:
+    """The turn of the bidding systems (classic, Wild Stars): a bid, or Liar! on the bid."""
+    from .game import next_clockwise
+
+    game = room.game
+    assert game is not None
+    kind = action.get("type")
+    if kind == "bid":
+        bid = rules.place_bid(room, player, action, roller)
+        event = {"type": "bid_placed", **rules.bid_view(bid)}
+        return TurnOutcome([event], bid=bid, next_player=next_clockwise(room, player.id))
+    if kind == "liar":
+        if game.current_bid is None:
+            raise NoBidToChallenge("there is no bid to call Liar! on")
+        event = {"type": "liar_called", "player_id": player.id}
+        # the reveal is computed after the event is announced, as before the seam existed
+        return TurnOutcome([event], reveal=rules.resolve(room, player))
+    raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
 def reveal_rows(room: Room, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .model import WILD, Phase, Player, Reveal, Room, Status
+from .model import WILD, Bid, Phase, Player, Reveal, Room, Status
 from .rules import RuleSystem, rule_system
 
 
@@ -40,7 +40,7 @@ def reveal_view(reveal: Reveal, rules: RuleSystem | None = None) -> dict[str, An
         "bid": rules.bid_view(reveal.bid),
         "challenger_id": reveal.challenger_id,
         "count": reveal.count,
-        "loser_id": reveal.loser_id,
+        "loser_id": reveal.loser_id or None,
         "winner_id": reveal.winner_id,
         "penalty": reveal.penalty,
         "eliminated": list(reveal.eliminated),
@@ -49,13 +49,19 @@ def reveal_view(reveal: Reveal, rules: RuleSystem | None = None) -> dict[str, An
             {
                 "player_id": r.player_id,
                 "name": r.name,
-                "dice": [die_out(d) for d in r.dice],
+                "dice": rules.dice_view(r.dice),
                 "counted": list(r.counted),
-                "bids": [{"quantity": q, "face": die_out(f)} for q, f in r.bids],
+                "bids": [_row_bid(rules, r.player_id, q, f) for q, f in r.bids],
             }
             for r in reveal.rows
         ],
     }
+
+
+def _row_bid(rules: RuleSystem, player_id: str, quantity: int, face: int) -> dict[str, Any]:
+    out = rules.bid_view(Bid(player_id, quantity, face))
+    out.pop("player_id", None)
+    return out
 
 
 def _player_out(p: Player, seat: int) -> dict[str, Any]:
@@ -95,7 +101,11 @@ def room_view(
     me: dict[str, Any] = {
         "player_id": me_player.id if me_player else None,
         "is_host": is_host,
-        "dice": ([die_out(d) for d in me_player.hand] if me_player and me_player.hand else None),
+        "dice": (
+            rule_system(room.settings.rules).dice_view(me_player.hand)
+            if me_player and me_player.hand
+            else None
+        ),
         "request": request,
         "continue_mode": me_player.continue_mode if me_player else None,
         "invited": user_id is not None and user_id in room.invited,
@@ -171,11 +181,16 @@ def bot_view(room: Room, player_id: str) -> dict[str, Any]:
     return room_view(room, player_id=player_id)
 
 
+BID_DETAILS = ("quantity", "face", "hand", "category")
+"""The keys that carry what a bid or claim says (every rule system's ``bid_view``)."""
+
+
 def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events as any viewer may see them: bids of the round still being bid lose their details.
 
     Only the latest bid of the current round is shown (it is the current bid); earlier bids of
     that round are announced as "a bid was placed" so a push never carries the bid history.
+    This holds for every rule system: a bid's details are the ``BID_DETAILS`` keys.
     """
     game = room.game
     hide_round = game.round if game is not None and game.phase == Phase.BIDDING else None
@@ -185,18 +200,13 @@ def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]
         for i in range(len(events) - 1, -1, -1):
             e = events[i]
             if e.get("type") == "bid_placed":
-                if (
-                    e.get("round") == hide_round
-                    and e.get("player_id") == bid["player_id"]
-                    and e.get("quantity") == bid["quantity"]
-                    and e.get("face") == bid["face"]
-                ):
+                if e.get("round") == hide_round and all(e.get(k) == v for k, v in bid.items()):
                     shown = i
                 break
     out = []
     for i, e in enumerate(events):
         if e.get("type") == "bid_placed" and e.get("round") == hide_round and i != shown:
-            e = {k: v for k, v in e.items() if k not in ("quantity", "face")}
+            e = {k: v for k, v in e.items() if k not in BID_DETAILS}
         else:
             e = dict(e)
         if "deadline" in e and isinstance(e["deadline"], int):

@@ -26,8 +26,8 @@ from typing import Any
 from .bot_model import tail
 from .dice import Roller
 from .errors import Conflict, IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, Room, decode_dice, encode_dice
-from .rules import reveal_rows
+from .model import WILD, Bid, Player, Reveal, Room, Settings, decode_dice, encode_dice
+from .rules import TurnOutcome, bid_turn_action, reveal_rows
 
 STAR_FACE = WILD
 FACES = (2, 3, 4, 5, 6)
@@ -124,6 +124,20 @@ class WildStarsRules:
             kept = len(player.hand) - len(out)
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)
+
+    def starting_count(self, settings: Settings) -> int:
+        """Each player starts with the room's starting dice."""
+        return settings.starting_dice
+
+    def turn_action(
+        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+    ) -> TurnOutcome:
+        """A bid or Liar!."""
+        return bid_turn_action(self, room, player, action, roller)
+
+    def dice_view(self, dice: list[int]) -> list[int | str]:
+        """Dice as 1–6, ``"*"`` for a wildcard."""
+        return ["*" if d == WILD else d for d in dice]
 
     def bid_view(self, bid: Bid) -> dict[str, Any]:
         """Star bids show ``"*"`` as their face."""

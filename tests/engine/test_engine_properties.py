@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.engine import classic, game, wild_stars
+from chalicelib.engine import classic, game, poker, wild_stars
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Bid, Phase, Room, Status
@@ -268,3 +268,139 @@ def test_random_wild_stars_games_end_keep_invariants_and_replay(
     room, log = play(cfg, humans, bots, modes, seed)
     assert room.status == Status.FINISHED
     assert replay(cfg, humans, bots, modes, seed, log).to_dict() == room.to_dict()
+
+
+def poker_action(room: Room, actor_hand: list[int], choices: SeededRoller) -> dict[str, Any]:
+    """A random (often illegal) poker turn action."""
+    g = room.game
+    assert g is not None
+    pick = choices.below(7)
+    positions = [i for i in range(5) if choices.below(2)]
+    if pick == 0:
+        action: dict[str, Any] = {"type": "liar"}
+    elif pick == 1:
+        action = {"type": "accept"}
+    elif pick == 2:
+        action = {"type": "reroll", "dice": positions}
+        if choices.below(3) == 0:
+            action["expose"] = [i for i in range(5) if choices.below(3) == 0]
+    elif pick == 3:
+        action = {"type": "stop"}
+    else:
+        spec: Any = "better"
+        if pick == 5:
+            spec = [poker.FACE_NAMES[choices.below(6)] for _ in range(5)]
+        elif pick == 6:
+            spec = {"category": poker.CATEGORIES[choices.below(7)], "faces": []}
+        action = {"type": "claim", "hand": spec}
+        if choices.below(4) == 0:
+            action["expose"] = positions
+    action["turn"] = g.turn - (1 if choices.below(8) == 0 else 0)
+    return action
+
+
+def check_poker(room: Room, prev_rank: int | None) -> int | None:
+    """Poker invariants and secrecy after every step; returns the current claim's rank."""
+    g = room.game
+    assert g is not None
+    assert all(p.dice_count == 0 for p in room.players if not p.in_game)
+    assert all(0 < p.dice_count <= room.settings.lives for p in room.players if p.in_game)
+    if room.status == Status.FINISHED:
+        assert sorted(p.rank for p in room.players) == list(range(1, len(room.players) + 1))
+        return None
+    if g.phase != Phase.BIDDING:
+        assert all(not p.hand for p in room.players)
+        return None
+    stage = g.extra["st"]
+    holder = room.player(g.turn_player or "")
+    assert holder is not None and holder.in_game
+    looked = stage in ("claim", "reroll", "aces")
+    cup = [int(c) for c in g.extra["cup"]]
+    for p in room.players:
+        assert p.hand == (cup if looked and p.id == holder.id else [])
+    rank = None if g.current_bid is None else poker.bid_rank(g.current_bid)
+    if rank is not None and prev_rank is not None:
+        assert rank >= prev_rank
+    exposed = [cup[i] for i in range(5) if str(i) in g.extra["ex"]]
+    if g.current_bid is not None and stage == "respond":
+        assert poker.contains(poker.bid_hand(g.current_bid), exposed)
+    for uid in [p.user_id for p in room.players if p.user_id] + [None]:
+        view = room_view(room, user_id=uid)
+        me = room.player_of_user(uid)
+        rest = {**view, "game": {**view["game"], "last_reveal": None}}
+        own = [poker.faces_out(me.hand)] if me and me.hand else []
+        assert dice_lists_in(rest) == own
+        assert str(g.extra["cup"]) not in str(rest)
+        table = view["game"]["table"]
+        assert [f for f in table["exposed"] if f] == poker.faces_out(exposed)
+        earlier = [poker.bid_view_hand(b) for b in g.round_bids[:-1]]
+        text = str(rest["game"])
+        shown = None if g.current_bid is None else poker.bid_view_hand(g.current_bid)
+        for hand in earlier:
+            assert hand == shown or str(hand) not in text
+    return rank
+
+
+def play_poker(cfg: dict[str, Any], humans: int, bots: int, seed: int) -> tuple[Room, list[Any]]:
+    """A random poker game: random human actions (legal or not), timeouts and bots."""
+    room = build(cfg, humans, bots, ["auto", "manual"], seed)
+    dice_roller = SeededRoller(seed * 7 + 1)
+    choices = SeededRoller(seed * 13 + 5)
+    now = T0
+    log: list[Any] = []
+    prev: int | None = None
+    steps = 0
+    while room.status == Status.PLAYING:
+        steps += 1
+        assert steps < 5000, "game did not end"
+        g = room.game
+        assert g is not None
+        rnd = g.round
+        now += choices.below(5000)
+        if choices.below(100) < 20 or g.phase != Phase.BIDDING:
+            now = max(now, g.deadline or now)
+            events = game.advance(room, now, dice_roller)
+            log.append(("advance", now, now))
+        else:
+            actor = room.player(g.turn_player or "")
+            assert actor is not None
+            if actor.is_bot:
+                continue
+            if choices.below(10) == 0:
+                action: dict[str, Any] = {"type": "resign"}
+            else:
+                action = poker_action(room, actor.hand, choices)
+            before = room.to_dict()
+            try:
+                events = game.act(room, actor.id, action, dice_roller, now)
+            except DomainError:
+                assert room.to_dict() == before, "a refused action changed the state"
+                continue
+            log.append((actor.id, action, now))
+        fresh = any(e["type"] in ("round_started", "round_restarted") for e in events)
+        prev = check_poker(room, None if fresh or room.game.round != rnd else prev)
+        for e in events_for(room, events):
+            if e["type"] == "bid_placed" and "hand" in e and room.game.phase == Phase.BIDDING:
+                assert e["round"] != room.game.round or (
+                    e["hand"] == poker.bid_view_hand(room.game.current_bid)
+                )
+    return room, log
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lives=st.integers(1, 5),
+    dogs=st.booleans(),
+    humans=st.integers(1, 3),
+    bots=st.integers(0, 3),
+    seed=st.integers(0, 2**32),
+)
+def test_random_poker_games_end_keep_invariants_no_leaks_and_replay(
+    lives: int, dogs: bool, humans: int, bots: int, seed: int
+) -> None:
+    if humans + bots < 2:
+        bots = 1
+    cfg = {"rules": "poker", "lives": lives, "dogs_life": dogs, "turn_seconds": 15}
+    room, log = play_poker(cfg, humans, bots, seed)
+    assert room.status == Status.FINISHED
+    assert replay(cfg, humans, bots, ["auto", "manual"], seed, log).to_dict() == room.to_dict()
