@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from pydantic.json_schema import models_json_schema
 
 MAX_BODY_BYTES = 16 * 1024
@@ -93,6 +93,16 @@ class SettingsBody(Request):
     rules: Rules | None = None
     lives: Literal[1, 2, 3, 4, 5] | None = None
     dogs_life: bool | None = None
+
+    @field_validator(
+        "starting_dice", "wildcard_chance", "turn_seconds", "break_seconds", "lives", mode="before"
+    )
+    @classmethod
+    def _whole_numbers_only(cls, value: Any) -> Any:
+        # A Literal of ints also matches True (== 1) and 30.0 (== 30): only JSON integers count.
+        if value is not None and type(value) is not int:
+            raise ValueError("must be a whole number (not true/false or a decimal)")
+        return value
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""

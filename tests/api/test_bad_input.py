@@ -175,3 +175,18 @@ def test_odd_paths_and_queries_are_4xx(api_env: Env, seeded: dict[str, Any]) -> 
 def test_concurrent_lock_is_in_place(api_env: Env) -> None:
     # the store's client is the locked one: bad-input and race tests rely on it
     assert isinstance(api_env.store.client._lock, type(threading.Lock()))
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("starting_dice", True), ("turn_seconds", 30.0), ("wildcard_chance", False), ("lives", True)],
+)
+def test_settings_take_whole_numbers_only(
+    api_env: Env, seeded: dict[str, Any], name: str, value: Any
+) -> None:
+    env = api_env
+    before = _snapshot(env)
+    resp = env.call("PATCH", f"/rooms/{seeded['W']}/settings", {name: value}, seeded["host"])
+    assert resp.status_code == 400
+    assert resp.json["error"]["field"].endswith(name)
+    assert _snapshot(env) == before
