@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel
 from pydantic.json_schema import models_json_schema
 
 MAX_BODY_BYTES = 16 * 1024
@@ -37,7 +37,19 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
-Face = Literal[1, 2, 3, 4, 5, 6, "*"]
+
+
+def _not_bool_or_decimal(value: Any) -> Any:
+    # A Literal of ints also matches True (== 1) and 2.0 (== 2): only JSON integers count.
+    if isinstance(value, bool | float):
+        raise ValueError("must be a whole number (not true/false or a decimal)")
+    return value
+
+
+WholeNumber = BeforeValidator(_not_bool_or_decimal)
+"""Put on every ``Literal`` of ints in a request model."""
+
+Face = Annotated[Literal[1, 2, 3, 4, 5, 6, "*"], WholeNumber]
 """A bid's face: 1–6, or ``"*"`` for a star bid (Wild Stars; the rule system checks which apply)."""
 FaceOut = int | Literal["*"]
 Rules = Literal["classic", "wild-stars", "poker"]
@@ -83,26 +95,16 @@ class PreferencesBody(Request):
 class SettingsBody(Request):
     """Room settings (SPEC §2); every field optional (partial edits)."""
 
-    starting_dice: Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10] | None = None
-    wildcard_chance: Literal[0, 5, 10] | None = None
+    starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
+    wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
-    turn_seconds: Literal[15, 30, 60] | None = None
-    break_seconds: Literal[30, 60, 120] | None = None
+    turn_seconds: Annotated[Literal[15, 30, 60], WholeNumber] | None = None
+    break_seconds: Annotated[Literal[30, 60, 120], WholeNumber] | None = None
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
-    lives: Literal[1, 2, 3, 4, 5] | None = None
+    lives: Annotated[Literal[1, 2, 3, 4, 5], WholeNumber] | None = None
     dogs_life: bool | None = None
-
-    @field_validator(
-        "starting_dice", "wildcard_chance", "turn_seconds", "break_seconds", "lives", mode="before"
-    )
-    @classmethod
-    def _whole_numbers_only(cls, value: Any) -> Any:
-        # A Literal of ints also matches True (== 1) and 30.0 (== 30): only JSON integers count.
-        if value is not None and type(value) is not int:
-            raise ValueError("must be a whole number (not true/false or a decimal)")
-        return value
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""

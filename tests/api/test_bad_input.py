@@ -190,3 +190,15 @@ def test_settings_take_whole_numbers_only(
     assert resp.status_code == 400
     assert resp.json["error"]["field"].endswith(name)
     assert _snapshot(env) == before
+
+
+@pytest.mark.parametrize("face", [True, 2.0])
+def test_a_bid_face_must_be_a_whole_number_or_star(
+    api_env: Env, seeded: dict[str, Any], face: Any
+) -> None:
+    env = api_env
+    before = _snapshot(env)
+    body = {"type": "bid", "quantity": 1, "face": face, "turn": 1}
+    resp = env.call("POST", f"/rooms/{seeded['W']}/actions", body, seeded["host"])
+    assert resp.status_code == 400
+    assert _snapshot(env) == before
