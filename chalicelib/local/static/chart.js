@@ -4,8 +4,11 @@ import { h, s } from './dom.js';
 
 const COLORS = ['#4f46e5', '#e11d48', '#0891b2', '#ca8a04', '#16a34a', '#9333ea', '#ea580c', '#0d9488', '#db2777', '#64748b'];
 
-/** A line chart of dice counts; progress = [{round, counts: {player_id: n}}]. */
-export function diceProgressChart(room, progress) {
+/**
+ * A line chart of dice counts (or poker lives); progress = [{round, counts: {player_id: n}}].
+ * labels: what is counted and what a step is called ({what: 'Lives', step: 'Hand'}).
+ */
+export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round' } = {}) {
   const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
   if (!progress.length || !players.length) {
     return h('p', { class: 'muted', testid: 'dice-chart' }, 'No rounds were played.');
@@ -32,7 +35,7 @@ export function diceProgressChart(room, progress) {
       grid.push(s('text', { x: x(i), y: height - pad.bottom + 16, 'text-anchor': 'middle', class: 'axis' }, label));
     }
   });
-  grid.push(s('text', { x: pad.left + innerW / 2, y: height - 4, 'text-anchor': 'middle', class: 'axis-title' }, 'Round'));
+  grid.push(s('text', { x: pad.left + innerW / 2, y: height - 4, 'text-anchor': 'middle', class: 'axis-title' }, step));
 
   const series = players.map((player, index) => {
     const color = COLORS[index % COLORS.length];
@@ -43,7 +46,7 @@ export function diceProgressChart(room, progress) {
       points.map(([px, py]) => s('circle', { cx: px, cy: py, r: 3.5, fill: color })));
   });
 
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': 'Dice progress by round' }, grid, series);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': `${what} progress by ${step.toLowerCase()}` }, grid, series);
   const legend = h('ul', { class: 'legend' }, players.map((player, index) => h('li', {},
     h('span', { class: 'swatch', style: { background: COLORS[index % COLORS.length] } }), player.name)));
   return h('figure', { class: 'chart-figure', testid: 'dice-chart' }, svg, legend);

@@ -7,6 +7,7 @@ import {
   WILD_FACES, bidBadge, bidMeaning, bidWords, diceRow, die, hiddenDice, isRaise, minimumWithFace,
   wildBidMeaning, wildBidWords, wildIsRaise, wildMinimumWithFace,
 } from './dice.js';
+import { lastReroll, livesBadge, pokerPanel, pokerReveal, claimBadge } from './poker.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 
@@ -48,6 +49,10 @@ const WILD_STARS = {
 /** The bidding rules of the room: classic, or Wild Stars (star bids on one track). */
 function rulesOf(room) {
   return room.settings && room.settings.rules === 'wild-stars' ? WILD_STARS : CLASSIC;
+}
+
+function isPokerRoom(room) {
+  return Boolean(room.settings && room.settings.rules === 'poker');
 }
 
 /** A face from a data attribute: '*' stays the star, anything else is a number. */
@@ -168,6 +173,7 @@ function showRerollControls(room, myTurn) {
 }
 
 function bidPanel(room) {
+  if (isPokerRoom(room)) return pokerPanel(room, { countdown, active: isActive(myPlayer(room)) });
   const g = room.game;
   const me = room.me || {};
   const mine = myPlayer(room);
@@ -301,9 +307,12 @@ function playerCard(room, player) {
   const bid = g.current_bid && g.current_bid.player_id === player.id ? g.current_bid : null;
   const agreed = g.phase === 'break' && g.break && (g.break.agreed || []).includes(player.id);
   const out = player.eliminated || player.resigned;
-  const shown = out ? [] : shownDice(room, player.id);
+  const poker = isPokerRoom(room);
+  const shown = out || poker ? [] : shownDice(room, player.id);
   let dice;
-  if (out) {
+  if (poker) {
+    dice = out ? h('span', { class: 'muted small' }, player.resigned ? 'Resigned' : 'Out of lives') : pokerCardLine(room, player);
+  } else if (out) {
     dice = h('span', { class: 'muted small' }, player.resigned ? 'Resigned' : 'Eliminated');
   } else if (isMe && Array.isArray(me.dice)) {
     dice = diceRow(me.dice, { size: 'medium' });
@@ -325,13 +334,26 @@ function playerCard(room, player) {
       h('strong', {}, player.name),
       isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
       bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
-    h('span', { class: 'dice-count', title: 'Dice' }, out ? '' : `${player.dice_count} ${player.dice_count === 1 ? 'die' : 'dice'}`)),
+    poker
+      ? h('span', { class: 'dice-count', title: 'Lives' }, out ? '' : livesBadge(player.dice_count, (g.table && g.table.lives) || room.settings.lives))
+      : h('span', { class: 'dice-count', title: 'Dice' }, out ? '' : `${player.dice_count} ${player.dice_count === 1 ? 'die' : 'dice'}`)),
   h('div', { class: 'player-card-dice' }, dice, shownRow),
   h('div', { class: 'player-card-foot' },
-    bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${rulesOf(room).words(bid.quantity, bid.face)}`) : null,
+    bid && poker ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'claims ', claimBadge(bid)) : null,
+    bid && !poker ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${rulesOf(room).words(bid.quantity, bid.face)}`) : null,
     onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn ' : 'Thinking ', countdown(g.turn.deadline)) : null,
     agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
     player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
+}
+
+/** A poker player's line: holds the cup, and the dice they rerolled this hand. */
+function pokerCardLine(room, player) {
+  const g = room.game;
+  const table = g.table || {};
+  const reroll = lastReroll(room, player.id);
+  return h('span', { class: 'poker-card-line small' },
+    g.phase === 'bidding' && table.holder_id === player.id ? h('span', { class: 'pill pill-playing', testid: 'holds-cup' }, 'holds the cup') : null,
+    reroll ? h('span', { class: 'muted', testid: 'card-reroll' }, reroll.count ? ` rerolled ${reroll.count}` : ' rerolled none') : null);
 }
 
 function playersPanel(room) {
@@ -390,9 +412,9 @@ function metricsPanel(room) {
   const metric = (label, value, testid) => h('div', { class: 'metric', testid },
     h('span', { class: 'metric-label' }, label), h('span', { class: 'metric-value' }, value));
   const parts = [
-    metric('Round', String(g.round), 'metric-round'),
+    metric(isPokerRoom(room) ? 'Hand' : 'Round', String(g.round), 'metric-round'),
     metric(timeLabel, g.phase === 'final_reveal' ? 'Final reveal' : countdown(deadline, 'big'), 'metric-time'),
-    metric('Dice in play', String(g.total_dice), 'metric-dice'),
+    metric(isPokerRoom(room) ? 'Lives in play' : 'Dice in play', String(g.total_dice), 'metric-dice'),
   ];
   if (mine && state.user) {
     const mode = continueMode();
@@ -476,9 +498,12 @@ function revealPanel(room) {
   const reveal = g && g.last_reveal;
   if (!reveal) {
     return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, 'Round reveal'),
-      h('p', { class: 'muted' }, 'When someone calls Liar!, every hand is revealed here.'));
+      h('p', { class: 'muted' }, isPokerRoom(room)
+        ? 'When someone calls Liar!, the cup is lifted here.'
+        : 'When someone calls Liar!, every hand is revealed here.'));
   }
   const previous = g.phase === 'bidding' && reveal.round < g.round;
+  if (isPokerRoom(room)) return pokerReveal(room, reveal, { previous });
   const wild = rulesOf(room).wild;
   const lost = reveal.lost || {};
   const lossPill = (row) => {
@@ -547,7 +572,7 @@ export function renderGame(container, room) {
   if (!finished) {
     const turn = g.turn || {};
     const rules = room.settings && room.settings.rules;
-    panel(slot('bid'), JSON.stringify([g.round, g.phase, turn.number, turn.player_id, g.current_bid, g.total_dice, me, myPlayer(room), rules]), () => bidPanel(room));
+    panel(slot('bid'), JSON.stringify([g.round, g.phase, turn.number, turn.player_id, g.current_bid, g.total_dice, me, myPlayer(room), rules, g.table || null]), () => bidPanel(room));
     panel(slot('players'), JSON.stringify([room.players, g.phase, turn, g.current_bid, me.dice, g.break, g.table || null]), () => playersPanel(room));
     panel(slot('metrics'), JSON.stringify([g.round, g.phase, turn.deadline, g.break, g.total_dice, me.player_id, myPlayer(room), continueMode(), Boolean(state.user)]), () => metricsPanel(room));
   }

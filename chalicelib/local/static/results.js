@@ -33,6 +33,7 @@ export function resultsCard(room) {
   const winner = ranking.length ? playerById(room, ranking[0].player_id) : null;
   const rated = typeof room.rated === 'boolean' ? room.rated : ranking.some((r) => typeof r.rating_before === 'number');
   const me = room.me || {};
+  const poker = Boolean(room.settings && room.settings.rules === 'poker');
   const rows = ranking.map((r) => {
     const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
     return h('tr', { class: r.player_id === me.player_id ? 'is-me' : '', testid: 'ranking-row', dataset: { playerId: r.player_id } },
@@ -63,12 +64,12 @@ export function resultsCard(room) {
       h('h2', {}, 'Game over'),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
     h('div', { class: 'table-wrap' }, h('table', { class: 'ranking-table', testid: 'ranking-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, 'Final dice'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, poker ? 'Final lives' : 'Final dice'),
         h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
       h('tbody', {}, rows))),
     rated ? null : h('p', { class: 'muted small' }, 'Unrated game: guest rooms and games with a single human change no ratings.'),
-    h('h3', {}, 'Dice progress'),
-    diceProgressChart(room, results.dice_progress || []),
+    h('h3', {}, poker ? 'Lives progress' : 'Dice progress'),
+    diceProgressChart(room, results.dice_progress || [], poker ? { what: 'Lives', step: 'Hand' } : undefined),
     me.player_id ? eloPreviewCard(room, { collapsible: true }) : null,
     h('div', { class: 'button-row' }, follow));
 }
