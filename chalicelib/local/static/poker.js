@@ -176,7 +176,8 @@ export function pokerPanel(room, { countdown, active }) {
     : h('p', { class: 'current-bid-line muted', testid: 'poker-current-claim' }, 'No claim yet this hand.');
   const rerolls = (table.rerolls || []).length
     ? h('ul', { class: 'poker-rerolls', testid: 'poker-rerolls', 'aria-live': 'polite' },
-      table.rerolls.map((r) => h('li', { testid: 'poker-reroll-note' }, rerollWords(room, r))))
+      table.rerolls.length > 4 ? h('li', { class: 'muted' }, `${table.rerolls.length - 4} earlier`) : null,
+      table.rerolls.slice(-4).map((r) => h('li', { testid: 'poker-reroll-note' }, rerollWords(room, r))))
     : null;
 
   if (!bidding) {
@@ -426,7 +427,7 @@ export function pokerReveal(room, reveal, { previous }) {
     h('td', { class: 'reveal-bids' }, (row.bids || []).length
       ? h('ol', { class: 'claim-list' }, row.bids.map((b) => h('li', {}, claimBadge(b))))
       : h('span', { class: 'muted', testid: 'no-bids' }, '—'))));
-  return h('section', { class: 'card reveal-panel', testid: 'reveal' },
+  return h('section', { class: 'card reveal-panel poker-reveal', testid: 'reveal' },
     h('div', { class: 'row-between' }, h('h2', {}, `Hand ${reveal.round} reveal`),
       previous ? h('span', { class: 'pill pill-muted' }, 'previous hand') : null),
     h('div', { class: 'reveal-summary' }, lines),
