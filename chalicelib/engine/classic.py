@@ -6,8 +6,8 @@ from typing import Any
 
 from .dice import Roller, roll
 from .errors import IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, Room, Settings
-from .rules import TurnOutcome, bid_turn_action, reveal_rows
+from .model import Bid, Player, Reveal, Room
+from .rules import BiddingRules, reveal_rows
 
 
 def total_dice(room: Room) -> int:
@@ -22,7 +22,7 @@ def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
     return quantity > current.quantity or (quantity == current.quantity and face > current.face)
 
 
-class ClassicRules:
+class ClassicRules(BiddingRules):
     """Classic Liar's Dice as SPEC §3 describes it."""
 
     name = "classic"
@@ -35,24 +35,6 @@ class ClassicRules:
 
     def check_start(self, room: Room) -> None:
         """Classic plays with any number of participants (two or more)."""
-
-    def starting_count(self, settings: Settings) -> int:
-        """Each player starts with the room's starting dice."""
-        return settings.starting_dice
-
-    def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
-    ) -> TurnOutcome:
-        """A bid or Liar!."""
-        return bid_turn_action(self, room, player, action, roller)
-
-    def dice_view(self, dice: list[int]) -> list[int | str]:
-        """Dice as 1–6, ``"*"`` for a wildcard."""
-        return ["*" if d == WILD else d for d in dice]
-
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
-        """Faces are 1–6."""
-        return bid.to_dict()
 
     def table_view(self, room: Room) -> dict[str, Any] | None:
         """Classic rounds show nothing beyond the current bid."""

@@ -115,26 +115,55 @@ def rule_system(name: str) -> RuleSystem:
     return systems[name]
 
 
-def bid_turn_action(
-    rules: RuleSystem, room: Room, player: Player, action: dict[str, Any], roller: Roller
-) -> TurnOutcome:
-    """The turn of the bidding systems (classic, Wild Stars): a bid, or Liar! on the bid."""
-    from .game import next_clockwise
+class BiddingRules:
+    """What the bidding systems (classic, Wild Stars) share: dice counts, bids and Liar!.
 
-    game = room.game
-    assert game is not None
-    kind = action.get("type")
-    if kind == "bid":
-        bid = rules.place_bid(room, player, action, roller)
-        event = {"type": "bid_placed", **rules.bid_view(bid)}
-        return TurnOutcome([event], bid=bid, next_player=next_clockwise(room, player.id))
-    if kind == "liar":
-        if game.current_bid is None:
-            raise NoBidToChallenge("there is no bid to call Liar! on")
-        event = {"type": "liar_called", "player_id": player.id}
-        # the reveal is computed after the event is announced, as before the seam existed
-        return TurnOutcome([event], reveal=rules.resolve(room, player))
-    raise InvalidAction(f"unknown turn action {kind!r}", field="type")
+    Subclasses provide ``deal``, ``place_bid``, ``resolve`` and the rest of ``RuleSystem``.
+    """
+
+    def starting_count(self, settings: Settings) -> int:
+        """Each player starts with the room's starting dice."""
+        return settings.starting_dice
+
+    def dice_view(self, dice: list[int]) -> list[int | str]:
+        """Dice as 1–6, ``"*"`` for a wildcard or star."""
+        return ["*" if d == WILD else d for d in dice]
+
+    def bid_view(self, bid: Bid) -> dict[str, Any]:
+        """A bid with its face as 1–6, or ``"*"`` for a bid on stars."""
+        return {
+            "player_id": bid.player_id,
+            "quantity": bid.quantity,
+            "face": "*" if bid.face == WILD else bid.face,
+        }
+
+    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+        """Validate a bid and apply its side effects (each system's own)."""
+        raise NotImplementedError
+
+    def resolve(self, room: Room, challenger: Player) -> Reveal:
+        """Decide a challenge (each system's own)."""
+        raise NotImplementedError
+
+    def turn_action(
+        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+    ) -> TurnOutcome:
+        """A turn is a bid, or Liar! on the current bid."""
+        from .game import next_clockwise
+
+        game = room.game
+        assert game is not None
+        kind = action.get("type")
+        if kind == "bid":
+            bid = self.place_bid(room, player, action, roller)
+            event = {"type": "bid_placed", **self.bid_view(bid)}
+            return TurnOutcome([event], bid=bid, next_player=next_clockwise(room, player.id))
+        if kind == "liar":
+            if game.current_bid is None:
+                raise NoBidToChallenge("there is no bid to call Liar! on")
+            event = {"type": "liar_called", "player_id": player.id}
+            return TurnOutcome([event], reveal=self.resolve(room, player))
+        raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
 def reveal_rows(room: Room, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:

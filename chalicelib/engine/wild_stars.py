@@ -26,8 +26,8 @@ from typing import Any
 from .bot_model import tail
 from .dice import Roller
 from .errors import Conflict, IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, Room, Settings, decode_dice, encode_dice
-from .rules import TurnOutcome, bid_turn_action, reveal_rows
+from .model import WILD, Bid, Player, Reveal, Room, decode_dice, encode_dice
+from .rules import BiddingRules, reveal_rows
 
 STAR_FACE = WILD
 FACES = (2, 3, 4, 5, 6)
@@ -67,7 +67,7 @@ def _die(roller: Roller) -> int:
     return WILD if face in (1, WILD) else face
 
 
-class WildStarsRules:
+class WildStarsRules(BiddingRules):
     """Wild Stars as SPEC-VARIANTS.md describes it."""
 
     name = "wild-stars"
@@ -124,28 +124,6 @@ class WildStarsRules:
             kept = len(player.hand) - len(out)
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)
-
-    def starting_count(self, settings: Settings) -> int:
-        """Each player starts with the room's starting dice."""
-        return settings.starting_dice
-
-    def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
-    ) -> TurnOutcome:
-        """A bid or Liar!."""
-        return bid_turn_action(self, room, player, action, roller)
-
-    def dice_view(self, dice: list[int]) -> list[int | str]:
-        """Dice as 1–6, ``"*"`` for a wildcard."""
-        return ["*" if d == WILD else d for d in dice]
-
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
-        """Star bids show ``"*"`` as their face."""
-        return {
-            "player_id": bid.player_id,
-            "quantity": bid.quantity,
-            "face": "*" if bid.face == STAR_FACE else bid.face,
-        }
 
     def table_view(self, room: Room) -> dict[str, Any] | None:
         """Shown dice are public: everyone sees them, with each player's dice count."""
