@@ -21,9 +21,7 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings
-
-REGION = "us-east-1"
-SECRET = "test-secret-key-that-is-long-enough-0123456789"
+from tests.offline_aws import REGION, use_offline_aws
 
 
 class LockedClient:
@@ -108,18 +106,7 @@ class Env:
 @pytest.fixture
 def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
     """The app on moto with fake clock, notifier and timers and a seeded roller."""
-    for k, v in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-        "TOKEN_SECRET": SECRET,
-        "TABLE_NAME": "liars-api-test",
-    }.items():
-        monkeypatch.setenv(k, v)
-    for k in ("AWS_PROFILE", "TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM", "MAX_ROOMS_PER_USER"):
-        monkeypatch.delenv(k, raising=False)
-    reset_settings()
+    use_offline_aws(monkeypatch, "liars-api-test")
     with mock_aws():
         import boto3
 

@@ -10,8 +10,9 @@ import jwt
 import pytest
 
 from chalicelib import schemas
-from tests.api.conftest import SECRET, Env
+from tests.api.conftest import Env
 from tests.api.helpers import play_to_end
+from tests.offline_aws import SECRET
 
 ROLES = ("host", "player", "other_room", "guest", "signed_out", "tampered", "expired")
 SIGNED_IN = {"host", "player", "other_room", "guest"}

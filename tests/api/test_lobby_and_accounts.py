@@ -8,7 +8,8 @@ import jwt
 import pytest
 
 from chalicelib import auth
-from tests.api.conftest import SECRET, Env
+from tests.api.conftest import Env
+from tests.offline_aws import SECRET
 
 
 def _code(resp: object) -> tuple[int, str]:

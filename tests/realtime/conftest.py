@@ -26,9 +26,8 @@ from chalicelib.adapters.scheduler import SchedulerTimers, schedule_name
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings
 from tests.api.conftest import LockedClient
+from tests.offline_aws import REGION, use_offline_aws
 
-REGION = "us-east-1"
-SECRET = "test-secret-key-that-is-long-enough-0123456789"
 TABLE = "liars-realtime-test"
 TIMER_ARN = "arn:aws:lambda:us-east-1:123456789012:function:liars-lies-dev-room_timer"
 ROLE_ARN = "arn:aws:iam::123456789012:role/liars-scheduler"
@@ -179,18 +178,7 @@ def parse_iso(text: str) -> int:
 @pytest.fixture
 def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[RealtimeEnv]:
     """The app on moto's DynamoDB and Scheduler, with a fake clock and notifier."""
-    for k, v in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-        "TOKEN_SECRET": SECRET,
-        "TABLE_NAME": TABLE,
-    }.items():
-        monkeypatch.setenv(k, v)
-    for k in ("AWS_PROFILE", "TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM", "MAX_ROOMS_PER_USER"):
-        monkeypatch.delenv(k, raising=False)
-    reset_settings()
+    use_offline_aws(monkeypatch, TABLE)
     with mock_aws():
         import boto3
 
