@@ -84,3 +84,14 @@ def play_to_end(
             }
         env.ok("POST", f"/rooms/{rid}/actions", action, token)
     raise AssertionError("the game did not end")
+
+
+def player_to_act(env: Env, rid: str, tokens: list[str]) -> tuple[str, dict[str, Any]]:
+    """The token of the player whose turn it is, and that player's view."""
+    views = [env.ok("GET", f"/rooms/{rid}", None, t) for t in tokens]
+    turn = views[0]["game"]["turn"]
+    return next(
+        (t, v)
+        for t, v in zip(tokens, views, strict=True)
+        if v["me"]["player_id"] == turn["player_id"]
+    )

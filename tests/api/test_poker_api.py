@@ -9,19 +9,9 @@ import pytest
 
 from chalicelib import schemas
 from tests.api.conftest import Env
-from tests.api.helpers import setup_game
+from tests.api.helpers import player_to_act, setup_game
 
 POKER = {"rules": "poker", "lives": 2}
-
-
-def _mover(env: Env, rid: str, tokens: list[str]) -> tuple[str, dict[str, Any]]:
-    views = [env.ok("GET", f"/rooms/{rid}", None, t) for t in tokens]
-    turn = views[0]["game"]["turn"]
-    return next(
-        (t, v)
-        for t, v in zip(tokens, views, strict=True)
-        if v["me"]["player_id"] == turn["player_id"]
-    )
 
 
 def test_a_human_and_two_bots_play_poker_to_the_end(api_env: Env) -> None:
@@ -84,7 +74,7 @@ def test_only_the_cup_holder_sees_the_cup(api_env: Env) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=3, bots=0, settings=POKER, prefix="cup")
     spectator, _ = env.register("watcher")
-    token, view = _mover(env, rid, tokens)
+    token, view = player_to_act(env, rid, tokens)
     cup = view["me"]["dice"]
     assert len(cup) == 5 and set(cup) <= set("9TJQKA")
     for t in [*tokens, spectator, None]:
@@ -97,7 +87,7 @@ def test_only_the_cup_holder_sees_the_cup(api_env: Env) -> None:
         {"type": "claim", "hand": "better", "expose": [0], "turn": view["game"]["turn"]["number"]},
         token,
     )
-    receiver, view2 = _mover(env, rid, tokens)
+    receiver, view2 = player_to_act(env, rid, tokens)
     for t in [*tokens, spectator, None]:
         seen = env.ok("GET", f"/rooms/{rid}", None, t)
         assert seen["me"]["dice"] is None
@@ -139,7 +129,7 @@ def test_only_the_cup_holder_sees_the_cup(api_env: Env) -> None:
 def test_bad_poker_input_is_refused_never_a_server_error(api_env: Env, body: Any) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=2, bots=0, settings=POKER, prefix="bad")
-    token, view = _mover(env, rid, tokens)
+    token, view = player_to_act(env, rid, tokens)
     if isinstance(body, dict) and "turn" in body:
         body = {**body, "turn": view["game"]["turn"]["number"]}
     before = env.ok("GET", f"/rooms/{rid}", None, token)

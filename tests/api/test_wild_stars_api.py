@@ -13,7 +13,7 @@ from chalicelib import schemas
 from chalicelib.engine.model import Bid
 from chalicelib.engine.wild_stars import STAR_FACE, is_raise
 from tests.api.conftest import Env
-from tests.api.helpers import setup_game
+from tests.api.helpers import player_to_act, setup_game
 
 WILD = {"rules": "wild-stars"}
 
@@ -31,16 +31,6 @@ def _raises(bid: dict[str, Any], total: int) -> list[tuple[int, int | str]]:
         for f in ("*", 2, 3, 4, 5, 6)
         if is_raise(q, _face_in(f), current)
     ]
-
-
-def _mover(env: Env, rid: str, tokens: list[str]) -> tuple[str, dict[str, Any]]:
-    views = [env.ok("GET", f"/rooms/{rid}", None, t) for t in tokens]
-    turn = views[0]["game"]["turn"]
-    return next(
-        (t, v)
-        for t, v in zip(tokens, views, strict=True)
-        if v["me"]["player_id"] == turn["player_id"]
-    )
 
 
 def test_wild_stars_game_with_bots_plays_to_the_end(api_env: Env) -> None:
@@ -108,7 +98,7 @@ def test_wild_stars_game_with_bots_plays_to_the_end(api_env: Env) -> None:
 def test_shown_dice_are_public_and_the_cup_stays_private(api_env: Env) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=3, bots=0, settings=WILD, prefix="show")
-    token, view = _mover(env, rid, tokens)
+    token, view = player_to_act(env, rid, tokens)
     mover = view["me"]["player_id"]
     cup = view["me"]["dice"]
     assert len(cup) == 5 and all(d == "*" or 2 <= d <= 6 for d in cup)
@@ -140,7 +130,7 @@ def test_shown_dice_are_public_and_the_cup_stays_private(api_env: Env) -> None:
         else:
             assert seen["me"]["dice"] is None
     # the next player raises with a star bid and rerolls the whole cup
-    token2, view2 = _mover(env, rid, tokens)
+    token2, view2 = player_to_act(env, rid, tokens)
     assert token2 != token
     out = env.ok(
         "POST",
@@ -159,7 +149,7 @@ def test_shown_dice_are_public_and_the_cup_stays_private(api_env: Env) -> None:
     # a whole-cup reroll shows nothing new
     assert {k: v for k, v in out["game"]["table"]["shown"].items() if v} == {mover: shown}
     # the last shown dice of a round come back in the reveal, marked as shown
-    token3, view3 = _mover(env, rid, tokens)
+    token3, view3 = player_to_act(env, rid, tokens)
     done = env.ok(
         "POST",
         f"/rooms/{rid}/actions",
@@ -178,7 +168,7 @@ def test_shown_dice_are_public_and_the_cup_stays_private(api_env: Env) -> None:
 def test_show_and_reroll_mistakes_are_400(api_env: Env) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=2, bots=0, settings=WILD, prefix="bad")
-    token, view = _mover(env, rid, tokens)
+    token, view = player_to_act(env, rid, tokens)
     turn = view["game"]["turn"]["number"]
     base = {"type": "bid", "quantity": 1, "face": 3, "turn": turn}
     for extra in (
@@ -202,7 +192,7 @@ def test_show_and_reroll_mistakes_are_400(api_env: Env) -> None:
 def test_classic_refuses_star_faces(api_env: Env) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=2, bots=0, prefix="classic")
-    token, view = _mover(env, rid, tokens)
+    token, view = player_to_act(env, rid, tokens)
     assert view["game"]["table"] is None
     body = {"type": "bid", "quantity": 1, "face": "*", "turn": view["game"]["turn"]["number"]}
     resp = env.call("POST", f"/rooms/{rid}/actions", body, token)

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from chalicelib.local.server import LocalServer
-from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
+from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid, send_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -29,17 +29,6 @@ def wait_for_my_move(page: Page) -> str | None:
     if page.locator(by_testid("final-results")).count():
         return None
     return page.get_attribute(by_testid("bid-panel"), "data-stage")
-
-
-def send_and_wait(page: Page, testid: str) -> None:
-    """Click a button that sends an action and wait for the next room view to render."""
-    version = page.get_attribute(by_testid("game-screen"), "data-version")
-    page.click(by_testid(testid))
-    page.wait_for_function(
-        """(version) => document.querySelector("[data-testid='final-results']")
-            || document.querySelector("[data-testid='game-screen']").dataset.version !== version""",
-        arg=version,
-    )
 
 
 def test_guest_plays_poker_to_the_end(server: LocalServer, browser: Browser) -> None:

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from chalicelib.local.server import LocalServer
-from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
+from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid, send_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -26,17 +26,6 @@ def wait_for_my_move(page: Page) -> bool:
         timeout=GAME_TIMEOUT_S * 1000,
     )
     return page.locator(by_testid("final-results")).count() == 0
-
-
-def send_and_wait(page: Page, testid: str) -> None:
-    """Click a button that sends an action and wait for the next room view to render."""
-    version = page.get_attribute(by_testid("game-screen"), "data-version")
-    page.click(by_testid(testid))
-    page.wait_for_function(
-        """(version) => document.querySelector("[data-testid='final-results']")
-            || document.querySelector("[data-testid='game-screen']").dataset.version !== version""",
-        arg=version,
-    )
 
 
 def test_guest_plays_wild_stars_with_a_star_bid_and_a_show(
