@@ -4,9 +4,14 @@ Same semantics as ``DynamoStore`` (one contract test runs against both): writes 
 on what is stored run in one ``BEGIN IMMEDIATE`` transaction, so the version check and the
 write are one atomic step, and the multi-item changes (a room with its owner's open-room
 set, a user with the username, a finished game with its ratings and record) are all or
-nothing. There is no lock in Python for a file database: every thread has its own
-connection, WAL lets readers run beside the one writer, and a writer that finds the file
-locked waits (``busy_timeout``) instead of failing.
+nothing. Correctness needs no lock in Python: every thread has its own connection, WAL
+lets readers run beside the one writer, and a writer that finds the file locked waits
+(``busy_timeout``) instead of failing; two processes (or two store objects) on one file are
+as safe as two threads. Within one store object, write transactions also queue on a mutex
+(``serialize_writers``, on by default): SQLite admits one writer at a time anyway, but its
+busy handler waits by sleeping in growing steps (up to 100 ms), so under contention a writer
+could sleep long after the file became free; the mutex wakes the next writer at once. Reads
+never take it.
 
 ``SqliteStore(":memory:")`` is the fake for unit tests: one private in-memory database,
 one connection, shared by all threads under one lock (an in-memory database cannot be
@@ -233,6 +238,7 @@ class SqliteStore:
         clock: Clock | None = None,
         connection_ttl_seconds: int = 3 * 3600,
         busy_timeout_seconds: float = BUSY_TIMEOUT_SECONDS,
+        serialize_writers: bool = True,
     ) -> None:
         self.path = str(path)
         self.clock: Clock = clock or _SystemClock()
@@ -244,6 +250,9 @@ class SqliteStore:
         self._shared: sqlite3.Connection | None = None
         # Only the in-memory database is shared, so only it needs a lock.
         self._guard: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        self._writer: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if serialize_writers else contextlib.nullcontext()
+        )
         if self.path == MEMORY:
             self._shared = connect(MEMORY, self._timeout)
             self._all.append(self._shared)
@@ -305,8 +314,9 @@ class SqliteStore:
 
         ``BEGIN IMMEDIATE`` takes the write lock at once (waiting up to the busy timeout),
         so nothing read inside can change before the commit. Any exception rolls back.
+        The writer mutex only orders this store's writers (see the module docstring).
         """
-        with self._guard:
+        with self._guard, self._writer:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:

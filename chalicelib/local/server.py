@@ -64,6 +64,9 @@ APP_DIR_NAME = "liars-lies"
 DB_FILE_NAME = "liars-lies.db"
 SECRET_FILE_NAME = "token-secret"
 SWEEP_SECONDS = 600.0
+#: Handler threads at once. The work is CPU-bound Python under one GIL: more threads than a
+#: few only make each request wait longer for its turn (and hold SQLite's write lock longer).
+WORKER_THREADS = 8
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LOCAL_TABLE_NAME = "liars-lies-local"
@@ -204,13 +207,26 @@ def _thread_local_requests(chalice_app: Chalice) -> Iterator[None]:
 class AppRunner:
     """Invokes the Chalice app's handlers: one at a time under ``lock``, or in parallel (None)."""
 
-    def __init__(self, chalice_app: Chalice, lock: threading.RLock | None = APP_LOCK) -> None:
+    def __init__(
+        self,
+        chalice_app: Chalice,
+        lock: threading.RLock | None = APP_LOCK,
+        threads: int = WORKER_THREADS,
+    ) -> None:
         self.app = chalice_app
         self.lock: contextlib.AbstractContextManager[Any] = (
             contextlib.nullcontext() if lock is None else lock
         )
         self.serialized = lock is not None
+        self.threads = threads
+        self._limiter: anyio.CapacityLimiter | None = None
         self.gateway = LocalGateway(chalice_app, chalice_config(chalice_app))
+
+    async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in one of at most ``threads`` worker threads (call on the loop)."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.threads)
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._limiter)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` holding the lock if any (blocking: call from a worker thread)."""
@@ -331,7 +347,7 @@ def build_app(
             return answer
 
         try:
-            answer = await anyio.to_thread.run_sync(run)
+            answer = await runner.in_thread(run)
         except LocalGatewayException as exc:
             return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
         except Exception:
@@ -417,7 +433,7 @@ async def _serve_websocket(
         return runner.invoke(name, _ws_event(websocket, connection_id, route_key, body))
 
     try:
-        answer = await anyio.to_thread.run_sync(invoke, "$connect")
+        answer = await runner.in_thread(invoke, "$connect")
     except Exception:
         log.exception("ws_connect failed")
         answer = {"statusCode": 500}
@@ -441,7 +457,7 @@ async def _serve_websocket(
             if text is None and message.get("bytes") is not None:
                 text = message["bytes"].decode("utf-8", errors="replace")
             try:
-                await anyio.to_thread.run_sync(invoke, "$default", text)
+                await runner.in_thread(invoke, "$default", text)
             except Exception:
                 log.exception("ws_message failed")
                 notifier.send(
@@ -456,7 +472,7 @@ async def _serve_websocket(
     finally:
         await notifier.unregister(connection_id)
         try:
-            await anyio.to_thread.run_sync(invoke, "$disconnect")
+            await runner.in_thread(invoke, "$disconnect")
         except Exception:
             log.exception("ws_disconnect failed")
         access_log(f"WS /ws closed {(time.perf_counter() - started) * 1000:.1f}ms {connection_id}")
@@ -700,9 +716,14 @@ class LocalServer:
         return server
 
     def _bind(self) -> socket.socket:
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # proto IPPROTO_TCP, so asyncio sets TCP_NODELAY on every accepted connection: with
+        # proto 0 it does not, and Nagle holds each answer's body until the client's delayed
+        # ACK (about 40 ms per request on Linux).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.bind((self.host, self.port))
             sock.listen(2048)  # the printed URL accepts connections before uvicorn's loop runs
         except OSError as err:

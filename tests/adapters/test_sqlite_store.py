@@ -45,9 +45,10 @@ def test_a_file_store_uses_wal_and_keeps_its_data_after_closing(db_path: Path) -
 
 
 def test_racing_writers_on_a_file_have_exactly_one_winner_per_turn(db_path: Path) -> None:
-    # Two store objects on one file (as two processes would be), many threads, no lock:
-    # SQLite's own write lock and the version check are the only guards.
-    stores = [SqliteStore(db_path), SqliteStore(db_path)]
+    # Two store objects on one file (as two processes would be), many threads, no lock in
+    # Python (not even the writer mutex): SQLite's write lock and the version check are the
+    # only guards.
+    stores = [SqliteStore(db_path, serialize_writers=False) for _ in range(2)]
     stores[0].create_room("r1", {"turn": 0}, SUMMARY)
     barrier = threading.Barrier(12)
 
@@ -73,7 +74,7 @@ def test_racing_writers_on_a_file_have_exactly_one_winner_per_turn(db_path: Path
 
 
 def test_racing_counters_and_usernames_on_a_file_stay_exact(db_path: Path) -> None:
-    store = SqliteStore(db_path)
+    store = SqliteStore(db_path, serialize_writers=False)
 
     def hit(_: int) -> bool:
         return store.hit("login:1.2.3.4", 10, 60, NOW)
