@@ -211,6 +211,7 @@ class Row:
     push_p99: float
     answer_push_p50: float
     cpu_ms_per_action: float
+    client_cpu_ms_per_action: float
 
     @property
     def rate(self) -> float:
@@ -224,9 +225,10 @@ def measure(storage: str, args: argparse.Namespace) -> Row:
         proc, base_url = start_server(storage, data if storage == "sqlite" else None)
         try:
             cpu_before = cpu_seconds(proc.pid)
-            started = time.perf_counter()
+            started, client_started = time.perf_counter(), time.process_time()
             figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
             elapsed = time.perf_counter() - started
+            client_cpu = time.process_time() - client_started
             cpu = cpu_seconds(proc.pid) - cpu_before
         finally:
             proc.send_signal(2)
@@ -245,6 +247,9 @@ def measure(storage: str, args: argparse.Namespace) -> Row:
         push_p99=percentile(sent, 99),
         answer_push_p50=percentile(push, 50),
         cpu_ms_per_action=cpu * 1000 / figures.actions if figures.actions else float("nan"),
+        client_cpu_ms_per_action=(
+            client_cpu * 1000 / figures.actions if figures.actions else float("nan")
+        ),
     )
 
 
@@ -263,6 +268,7 @@ def median_row(rows: list[Row]) -> Row:
         push_p99=med(r.push_p99 for r in rows),
         answer_push_p50=med(r.answer_push_p50 for r in rows),
         cpu_ms_per_action=med(r.cpu_ms_per_action for r in rows),
+        client_cpu_ms_per_action=med(r.client_cpu_ms_per_action for r in rows),
     )
 
 
@@ -274,7 +280,7 @@ def print_table(rows: list[Row], rounds: int) -> None:
     )
     head = (
         "storage  finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
-        "  push-after-answer p50 ms  server CPU ms/action"
+        "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
     )
     print(head)
     for r in rows:
@@ -282,6 +288,7 @@ def print_table(rows: list[Row], rounds: int) -> None:
             f"{r.storage:<8} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
             f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
             f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
+            f" {r.client_cpu_ms_per_action:>28.1f}"
         )
     by = {r.storage: r for r in rows}
     if "sqlite" in by and "moto" in by:
