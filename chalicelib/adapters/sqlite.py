@@ -37,6 +37,7 @@ import json
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from decimal import Context, Decimal
 from pathlib import Path
@@ -208,9 +209,19 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             raise
 
 
+class _Connection(sqlite3.Connection):
+    """A connection that a weak reference can point to (the base class allows none)."""
+
+
 def connect(path: str, timeout: float = BUSY_TIMEOUT_SECONDS) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL for files."""
-    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        path,
+        timeout=timeout,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=_Connection,
+    )
     if path != MEMORY:
         conn.execute("PRAGMA journal_mode = WAL")
         # WAL with synchronous=NORMAL never corrupts; a power cut may lose the last commits.
@@ -245,7 +256,9 @@ class SqliteStore:
         self.connection_ttl_seconds = connection_ttl_seconds
         self._timeout = busy_timeout_seconds
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        # Weak: a thread's connection closes when the thread ends (worker pools retire idle
+        # threads); close() closes those still open.
+        self._all: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
         self._all_lock = threading.Lock()
         self._shared: sqlite3.Connection | None = None
         # Only the in-memory database is shared, so only it needs a lock.
@@ -255,7 +268,7 @@ class SqliteStore:
         )
         if self.path == MEMORY:
             self._shared = connect(MEMORY, self._timeout)
-            self._all.append(self._shared)
+            self._all.add(self._shared)
             self._guard = threading.RLock()
         else:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -270,10 +283,16 @@ class SqliteStore:
         with self._guard:
             return schema_version(self._conn())
 
+    @property
+    def open_connections(self) -> int:
+        """How many connections of this store are open (one per thread that used it)."""
+        with self._all_lock:
+            return len(self._all)
+
     def close(self) -> None:
         """Close every connection this store opened (the store is unusable afterwards)."""
         with self._all_lock:
-            conns, self._all = self._all, []
+            conns, self._all = list(self._all), weakref.WeakSet()
         for conn in conns:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
@@ -288,7 +307,7 @@ class SqliteStore:
             conn = connect(self.path, self._timeout)
             self._local.conn = conn
             with self._all_lock:
-                self._all.append(conn)
+                self._all.add(conn)
         return conn
 
     @contextlib.contextmanager
@@ -321,10 +340,11 @@ class SqliteStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     def _now_s(self) -> int:
         return self.clock.now_ms() // 1000

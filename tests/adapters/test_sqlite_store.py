@@ -94,6 +94,23 @@ def test_racing_counters_and_usernames_on_a_file_stay_exact(db_path: Path) -> No
     store.close()
 
 
+def test_connections_of_finished_threads_are_closed(db_path: Path) -> None:
+    import gc
+
+    store = SqliteStore(db_path)
+    store.create_room("r1", {}, SUMMARY)  # this thread's connection
+    threads = [threading.Thread(target=store.get_room, args=("r1",)) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+
+    assert store.open_connections == 1
+    store.close()
+    assert store.open_connections == 0
+
+
 # --- expiry -------------------------------------------------------------------------------
 
 
