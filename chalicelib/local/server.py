@@ -144,6 +144,8 @@ def load_or_create_secret(data_dir: Path) -> str:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
+        if os.name == "posix" and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)  # a copied or restored file: owner-only again
         text = path.read_text().strip()
         if len(text.encode()) < 32:
             raise ValueError(

@@ -85,6 +85,15 @@ def test_token_secret_is_made_once_owner_only(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
 
 
+def test_a_readable_token_secret_file_is_made_owner_only_again(tmp_path: Path) -> None:
+    secret = "k" * 40
+    (tmp_path / SECRET_FILE_NAME).write_text(secret + "\n")
+    os.chmod(tmp_path / SECRET_FILE_NAME, 0o644)
+
+    assert load_or_create_secret(tmp_path) == secret
+    assert stat.S_IMODE(os.stat(tmp_path / SECRET_FILE_NAME).st_mode) == 0o600
+
+
 def test_a_short_token_secret_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / SECRET_FILE_NAME).write_text("short\n")
     with pytest.raises(ValueError, match="delete it"):
