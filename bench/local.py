@@ -45,6 +45,7 @@ class Figures:
     push_delay_ms: list[float] = field(default_factory=list)
     push_after_request_ms: list[float] = field(default_factory=list)
     actions: int = 0
+    polls: int = 0
     games_finished: int = 0
 
 
@@ -129,6 +130,7 @@ async def play_one(
                 if move is None:
                     await asyncio.sleep(0.05)  # breaks and the final reveal end by timers
                     room = (await http.get(f"/rooms/{room_id}", headers=auth)).json()
+                    figures.polls += 1
                     continue
                 started = time.perf_counter()
                 answer = await http.post(f"/rooms/{room_id}/actions", json=move, headers=auth)
@@ -212,6 +214,7 @@ class Row:
     answer_push_p50: float
     cpu_ms_per_action: float
     client_cpu_ms_per_action: float
+    polls_per_action: float
 
     @property
     def rate(self) -> float:
@@ -250,6 +253,7 @@ def measure(storage: str, args: argparse.Namespace) -> Row:
         client_cpu_ms_per_action=(
             client_cpu * 1000 / figures.actions if figures.actions else float("nan")
         ),
+        polls_per_action=figures.polls / figures.actions if figures.actions else float("nan"),
     )
 
 
@@ -269,6 +273,7 @@ def median_row(rows: list[Row]) -> Row:
         answer_push_p50=med(r.answer_push_p50 for r in rows),
         cpu_ms_per_action=med(r.cpu_ms_per_action for r in rows),
         client_cpu_ms_per_action=med(r.client_cpu_ms_per_action for r in rows),
+        polls_per_action=med(r.polls_per_action for r in rows),
     )
 
 
@@ -281,6 +286,7 @@ def print_table(rows: list[Row], rounds: int) -> None:
     head = (
         "storage  finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
         "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
+        "  GET polls/action"
     )
     print(head)
     for r in rows:
@@ -288,7 +294,7 @@ def print_table(rows: list[Row], rounds: int) -> None:
             f"{r.storage:<8} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
             f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
             f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
-            f" {r.client_cpu_ms_per_action:>28.1f}"
+            f" {r.client_cpu_ms_per_action:>28.1f} {r.polls_per_action:>17.1f}"
         )
     by = {r.storage: r for r in rows}
     if "sqlite" in by and "moto" in by:
