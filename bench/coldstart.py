@@ -35,7 +35,11 @@ SNIPPETS = {
         "import app\n"
         "import chalicelib.service, chalicelib.realtime, chalicelib.wiring\n"
         "import chalicelib.adapters.dynamo, chalicelib.adapters.scheduler\n"
-        "import chalicelib.adapters.notifier"
+        "import chalicelib.adapters.notifier\n"
+        # observability imports Powertools at the first invocation, not with the app
+        "import chalicelib.observability\n"
+        "from aws_lambda_powertools.logging import Logger\n"
+        "from aws_lambda_powertools.metrics import EphemeralMetrics"
     ),
 }
 
