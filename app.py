@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalice.app import Chalice, ChaliceViewError, Response
+from chalice.app import Chalice, ChaliceViewError, Rate, Response
 from pydantic import BaseModel
 
 from chalicelib import schemas as s
@@ -490,3 +490,9 @@ def room_timer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     payload = event if isinstance(event, dict) else {}
     result: dict[str, Any] = _realtime().on_timer(payload.get("room_id"), payload.get("version"))
     return result
+
+
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="games_gauge")
+def games_gauge(event: Any) -> None:
+    """Every five minutes: how many games are being played (the GamesRunning metric)."""
+    _observability().games_running(_service().store)

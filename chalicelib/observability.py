@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from chalicelib.ports import Notifier, Timers
+from chalicelib.ports import Notifier, Store, Timers
 
 SERVICE = "liars-lies"
 DEFAULT_NAMESPACE = "LiarsLies"
@@ -227,6 +227,13 @@ def count(name: str, value: float = 1, *, dimension: tuple[str, str] | None = No
     group[(name, "Count")] = group.get((name, "Count"), 0) + value
 
 
+def gauge(name: str, value: float) -> None:
+    """Set gauge ``name`` (a level, not a count: zero is written too) in this invocation."""
+    if not enabled():
+        return
+    _counts.setdefault(None, {})[(name, "Count")] = value
+
+
 def timing(name: str, milliseconds: float, *, dimension: tuple[str, str] | None = None) -> None:
     """Record one duration sample of ``name`` in this invocation."""
     if not enabled():
@@ -285,6 +292,17 @@ def room_committed(room: Any, version: int, events: list[dict[str, Any]]) -> Non
             count("GamesStarted", dimension=("rules", rules))
         elif kind == "game_finished":
             count("GamesFinished", dimension=("rules", rules))
+
+
+GAUGE_LIMIT = 1000
+"""Rooms the games gauge counts at most (one GSI query, one page)."""
+
+
+def games_running(store: Store) -> int:
+    """Count the rooms being played (up to ``GAUGE_LIMIT``) into the ``GamesRunning`` gauge."""
+    running = len(store.list_rooms("playing", GAUGE_LIMIT))
+    gauge("GamesRunning", running)
+    return running
 
 
 class ObservedNotifier:

@@ -257,6 +257,39 @@ def test_a_lost_race_counts_a_conflict(
     assert metric_total(blobs, "Actions") == 0
 
 
+def test_the_games_gauge_reports_the_rooms_being_played(
+    observed: RealtimeEnv, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rt = observed
+    start_game(rt)
+    rt.ok("POST", "/rooms", {"settings": {}}, rt.register("waiting-host"), 201)
+    capsys.readouterr()
+    event = {
+        "version": "0",
+        "id": "e1",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-12-01T10:00:00Z",
+        "region": "us-east-1",
+        "resources": [],
+        "detail": {},
+    }
+    rt.client.lambda_.invoke("games_gauge", event)
+    blobs = emf(capsys.readouterr().out)
+    assert metric_total(blobs, "GamesRunning") == 1  # the waiting room is not counted
+
+
+def test_a_gauge_of_zero_is_still_written(capsys: pytest.CaptureFixture[str]) -> None:
+    observability.enable()
+    try:
+        observability.gauge("GamesRunning", 0)
+        assert observability.flush() == 1
+    finally:
+        observability.disable()
+    assert samples(emf(capsys.readouterr().out), "GamesRunning") == [0.0]
+
+
 class GoneNotifier:
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
         if connection_id == "boom":
