@@ -213,7 +213,10 @@ def bind(**keys: Any) -> None:
             clean[key] = value[:MAX_ID_CHARS]
     if clean:
         _bound.update(clean)
-        logger().append_keys(**clean)
+        try:
+            logger().append_keys(**clean)
+        except Exception:  # never fail the request over a log field
+            logging.getLogger(SERVICE).debug("binding %s failed", sorted(clean), exc_info=True)
 
 
 # --- metrics ---------------------------------------------------------------------------------
@@ -411,9 +414,12 @@ def around_invocation(event: Any, get_response: Callable[[Any], Any]) -> Any:
                 "invocation done",
                 extra={"status": status, "duration_ms": round(_ms_since(started), 1)},
             )
+        except Exception:
+            logging.getLogger(SERVICE).debug("the invocation log line failed", exc_info=True)
+        try:
             flush()
         except Exception:
-            logging.getLogger(SERVICE).debug("flushing observability failed", exc_info=True)
+            logging.getLogger(SERVICE).debug("flushing metrics failed", exc_info=True)
         finally:
             _reset()
 

@@ -192,6 +192,22 @@ def test_outside_lambda_nothing_is_counted_or_printed(
     assert observability.flush() == 0
 
 
+def test_a_broken_logger_never_fails_a_request(
+    observed: RealtimeEnv, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt = observed
+
+    def broken() -> Any:
+        raise RuntimeError("no logger today")
+
+    monkeypatch.setattr(observability, "logger", broken)
+    token = rt.register("still-works")  # bind() and the final line both fail quietly
+    room = rt.ok("POST", "/rooms", {"settings": {}}, token, 201)
+    assert room["id"]
+    # The metrics of the invocation are still written.
+    assert emf(capsys.readouterr().out)
+
+
 # --- metrics ---------------------------------------------------------------------------------
 
 
