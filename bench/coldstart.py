@@ -12,7 +12,13 @@ of medians. ``app`` here means what the Lambda imports: ``app.py`` and what it p
 import time; the first request's lazy imports (service, adapters, engine) are measured
 separately as ``app + first request`` with ``--first-request`` to show what laziness defers.
 
-Run: ``.venv/bin/python bench/coldstart.py [--runs 15] [--first-request]``. Figures only.
+To compare two trees side by side in one run (say, before and after a change), give each with
+``--root``: ``git archive <commit> | tar -x -C /tmp/before`` then
+``bench/coldstart.py --root . --root /tmp/before`` (each tree's ``app`` is imported from its
+own directory, with this interpreter's packages).
+
+Run: ``.venv/bin/python bench/coldstart.py [--runs 15] [--first-request] [--root DIR ...]``.
+Figures only.
 """
 
 from __future__ import annotations
@@ -35,13 +41,24 @@ SNIPPETS = {
         "import app\n"
         "import chalicelib.service, chalicelib.realtime, chalicelib.wiring\n"
         "import chalicelib.adapters.dynamo, chalicelib.adapters.scheduler\n"
-        "import chalicelib.adapters.notifier\n"
-        # observability imports Powertools at the first invocation, not with the app
-        "import chalicelib.observability\n"
-        "from aws_lambda_powertools.logging import Logger\n"
-        "from aws_lambda_powertools.metrics import EphemeralMetrics"
+        "import chalicelib.adapters.notifier"
     ),
 }
+OBSERVABILITY = (
+    # what chalicelib/observability.py imports at the first invocation, not with the app
+    "\nimport chalicelib.observability\n"
+    "from aws_lambda_powertools.logging import Logger\n"
+    "from aws_lambda_powertools.metrics import EphemeralMetrics"
+)
+
+
+def snippet(name: str, root: Path) -> str:
+    """The import code of line ``name`` for the tree at ``root``."""
+    body = SNIPPETS[name]
+    if name == "app + first request" and (root / "chalicelib" / "observability.py").exists():
+        body += OBSERVABILITY
+    return body
+
 
 TIMER = """
 import time
@@ -51,7 +68,7 @@ print((time.perf_counter() - _t0) * 1000)
 """
 
 
-def sample(body: str) -> float:
+def sample(body: str, root: Path = REPO_ROOT) -> float:
     """Milliseconds one fresh interpreter spends on ``body``'s imports."""
     env = {
         **os.environ,
@@ -60,7 +77,7 @@ def sample(body: str) -> float:
     }
     done = subprocess.run(
         [sys.executable, "-c", TIMER.format(body=body)],
-        cwd=REPO_ROOT,
+        cwd=root,
         env=env,
         capture_output=True,
         text=True,
@@ -76,20 +93,30 @@ def main() -> None:
     parser.add_argument(
         "--first-request", action="store_true", help="also time app + the lazy imports"
     )
+    parser.add_argument(
+        "--root", type=Path, action="append", help="tree to import app from (repeatable)"
+    )
     args = parser.parse_args()
-    names = ["boto3", "app"] + (["app + first request"] if args.first_request else [])
-    for name in names:  # warm the .pyc cache and the page cache once, untimed
-        sample(SNIPPETS[name])
-    times: dict[str, list[float]] = {name: [] for name in names}
+    roots = [r.resolve() for r in args.root] if args.root else [REPO_ROOT]
+    apps = ["app"] + (["app + first request"] if args.first_request else [])
+    lines = [("boto3", "boto3", REPO_ROOT)] + [
+        (f"{name}{'' if len(roots) == 1 else f' [{root}]'}", name, root)
+        for root in roots
+        for name in apps
+    ]
+    for _, name, root in lines:  # warm the .pyc cache and the page cache once, untimed
+        sample(snippet(name, root), root)
+    times: dict[str, list[float]] = {label: [] for label, _, _ in lines}
     for _ in range(args.runs):
-        for name in names:
-            times[name].append(sample(SNIPPETS[name]))
+        for label, name, root in lines:
+            times[label].append(sample(snippet(name, root), root))
     base = statistics.median(times["boto3"])
+    width = max(len(label) for label in times) + 2
     print(f"python {sys.version.split()[0]}, {args.runs} fresh interpreters per line")
-    print(f"{'import':<22}{'median ms':>10}{'min ms':>9}{'× boto3':>9}")
-    for name in names:
-        med = statistics.median(times[name])
-        print(f"{name:<22}{med:>10.1f}{min(times[name]):>9.1f}{med / base:>9.2f}")
+    print(f"{'import':<{width}}{'median ms':>10}{'min ms':>9}{'× boto3':>9}")
+    for label, samples in times.items():
+        med = statistics.median(samples)
+        print(f"{label:<{width}}{med:>10.1f}{min(samples):>9.1f}{med / base:>9.2f}")
 
 
 if __name__ == "__main__":
