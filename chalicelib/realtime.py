@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room
 from chalicelib.engine.views import events_for
-from chalicelib.errors import ApiError, body, to_response
+from chalicelib.errors import ApiError, body, retry_after, to_response
+from chalicelib.retry import with_backoff
 from chalicelib.service import Deps, Service, current_deps, view
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,8 @@ def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) 
     """Send each subscriber of ``room_id`` the message built for its user; prune gone ones."""
     delivered = 0
     built: dict[str | None, JsonDict] = {}
-    for connection_id, user_id in deps.store.subscribers(room_id):
+    watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
+    for connection_id, user_id in watchers:
         try:
             if user_id not in built:
                 built[user_id] = build(user_id)
@@ -298,6 +300,9 @@ def answer_message(
             err = body("internal_error", "something went wrong on our side")["error"]
         else:
             err = known[1]["error"]
+        wait = retry_after(exc)
+        if wait is not None:
+            context["retry_after"] = wait
         return [error_message(err["code"], err["message"], **context)]
 
 
@@ -327,7 +332,12 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         return {"room_id": room_id, "error": "invalid_event"}
     d = deps or current_deps()
     try:
-        room, now_version = Service(d).advance_room(room_id)
+        # Nobody waits on a wake-up: an infrastructure fault is retried here, and one that
+        # persists fails the invocation, so Lambda's asynchronous retries (then the timer's
+        # dead-letter destination) take over.
+        room, now_version = with_backoff(
+            lambda: Service(d).advance_room(room_id), what=f"timer of room {room_id}"
+        )
     except ApiError as err:
         if err.status == 404:
             log.info("timer for room %s v%s: the room is gone", room_id, version)
@@ -337,5 +347,8 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
     if deadline is not None and now_version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick. A committed change scheduled its own wake-up already.
+        # The schedule that fired deletes itself after this run: drop it first, so the name is
+        # free for the new one (a repeat of an existing name would be a harmless no-op).
+        d.timers.cancel(room.id, now_version)
         d.timers.schedule(room.id, now_version, deadline)
     return {"room_id": room_id, "scheduled_version": version, "version": now_version}

@@ -639,6 +639,7 @@ _ERROR_STATUSES = {
     409: "conflict (the body carries the current room view)",
     413: "body too large",
     429: "rate limited",
+    503: "briefly unavailable (throttled or failing); nothing changed, retry after Retry-After",
 }
 
 

@@ -3,7 +3,8 @@
 Each wake-up is a one-time ``at()`` schedule in UTC, named deterministically from room id
 and version so a repeat is a harmless ConflictException and a cancel needs no lookup. It
 deletes itself after running, retries a little (not Scheduler's default of 185 attempts over
-24 h), and invokes the timer Lambda with ``{"room_id", "version"}``. Scheduler fires up to
+24 h), sends what it could not deliver to the dead-letter queue when one is configured
+(``SCHEDULER_DLQ_ARN``), and invokes the timer Lambda with ``{"room_id", "version"}``. Scheduler fires up to
 about a minute late; the game does not depend on it being on time (ARCHITECTURE.md, 4).
 """
 
@@ -12,13 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.adapters._aws import LazyClient
+from chalicelib.retry import with_backoff
 
 _NAME_OK = re.compile(r"[0-9A-Za-z_.-]+")
 MAX_NAME = 64
+KNOWN_NAMES = 4096
 
 
 def schedule_name(room_id: str, version: int) -> str:
@@ -47,12 +52,17 @@ class SchedulerTimers:
         region: str | None = None,
         *,
         client: Any = None,
+        dead_letter_arn: str | None = None,
     ) -> None:
         self.group = group
         self.target_arn = target_arn
         self.role_arn = role_arn
         self.region = region
+        self.dead_letter_arn = dead_letter_arn
         self._client = LazyClient("scheduler", client=client, region_name=region)
+        # Names this process knows exist: re-arming an existing wake-up costs no API call.
+        self._known: OrderedDict[str, None] = OrderedDict()
+        self._known_lock = threading.Lock()
 
     @property
     def client(self) -> Any:
@@ -60,30 +70,56 @@ class SchedulerTimers:
         return self._client.get()
 
     def schedule(self, room_id: str, version: int, at_ms: int) -> None:
-        """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept."""
-        try:
-            self.client.create_schedule(
-                Name=schedule_name(room_id, version),
-                GroupName=self.group,
-                ScheduleExpression=at_expression(at_ms),
-                ScheduleExpressionTimezone="UTC",
-                FlexibleTimeWindow={"Mode": "OFF"},
-                ActionAfterCompletion="DELETE",
-                Target={
-                    "Arn": self.target_arn,
-                    "RoleArn": self.role_arn,
-                    "Input": json.dumps({"room_id": room_id, "version": version}),
-                    "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 300},
-                },
-            )
-        except Exception as err:
-            if _code(err) != "ConflictException":
-                raise
+        """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept.
+
+        Idempotent by the deterministic name, so it doubles as the repair of a lost wake-up:
+        a name this process created (or found existing) before is not asked for again. A
+        throttled or failing CreateSchedule is retried with backoff; what is left raises
+        ``Unavailable`` (the caller logs it and the next touch of the room repairs it).
+        """
+        name = schedule_name(room_id, version)
+        with self._known_lock:
+            if name in self._known:
+                self._known.move_to_end(name)
+                return
+        target: dict[str, Any] = {
+            "Arn": self.target_arn,
+            "RoleArn": self.role_arn,
+            "Input": json.dumps({"room_id": room_id, "version": version}),
+            "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 300},
+        }
+        if self.dead_letter_arn:
+            # Deliveries Scheduler gives up on land in the dead-letter queue (infra/).
+            target["DeadLetterConfig"] = {"Arn": self.dead_letter_arn}
+
+        def create() -> None:
+            try:
+                self.client.create_schedule(
+                    Name=name,
+                    GroupName=self.group,
+                    ScheduleExpression=at_expression(at_ms),
+                    ScheduleExpressionTimezone="UTC",
+                    FlexibleTimeWindow={"Mode": "OFF"},
+                    ActionAfterCompletion="DELETE",
+                    Target=target,
+                )
+            except Exception as err:
+                if _code(err) != "ConflictException":
+                    raise
+
+        with_backoff(create, what=f"schedule {name}")
+        with self._known_lock:
+            self._known[name] = None
+            while len(self._known) > KNOWN_NAMES:
+                self._known.popitem(last=False)
 
     def cancel(self, room_id: str, version: int) -> None:
         """Delete the schedule made for ``room_id`` at ``version`` (missing is fine)."""
+        name = schedule_name(room_id, version)
+        with self._known_lock:
+            self._known.pop(name, None)
         try:
-            self.client.delete_schedule(Name=schedule_name(room_id, version), GroupName=self.group)
+            self.client.delete_schedule(Name=name, GroupName=self.group)
         except Exception as err:
             if _code(err) != "ResourceNotFoundException":
                 raise
