@@ -13,7 +13,6 @@ one error mapping of ``chalicelib.errors``, so no client input can produce a 5xx
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 from chalice.app import Chalice, ChaliceViewError, Response
 from pydantic import BaseModel
 
+from chalicelib import jsonbody
 from chalicelib import schemas as s
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.ports import Unavailable
@@ -65,7 +65,11 @@ def _parse_body(model: type[BaseModel] | None, raw: bytes | str | None) -> Any:
         data: Any = {}
     else:
         try:
-            data = json.loads(text)
+            data = jsonbody.loads(text)
+        except jsonbody.TooDeep:
+            raise ApiError(
+                400, "invalid_json", f"the body nests deeper than {jsonbody.MAX_DEPTH} levels"
+            ) from None
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
     if model is None:

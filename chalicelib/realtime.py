@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from chalicelib import jsonbody
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room
 from chalicelib.engine.views import events_for
@@ -228,7 +229,11 @@ def parse_message(raw: str | None) -> ClientMessage:
             f"messages are limited to {MAX_CLIENT_MESSAGE_CHARS} characters",
         )
     try:
-        data = json.loads(raw)
+        data = jsonbody.loads(raw)
+    except jsonbody.TooDeep:
+        raise ApiError(
+            400, "invalid_json", f"the message nests deeper than {jsonbody.MAX_DEPTH} levels"
+        ) from None
     except ValueError:
         raise ApiError(400, "invalid_json", "the message is not valid JSON") from None
     if not isinstance(data, dict):
