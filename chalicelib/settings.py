@@ -19,8 +19,6 @@ Storage and AWS
     SCHEDULER_ROLE_ARN      Role that EventBridge Scheduler assumes to invoke that Lambda;
                             required for timers in AWS.
     SCHEDULER_GROUP         Schedule group for room timers (default ``default``).
-    SCHEDULER_DLQ_ARN       SQS queue that receives room wake-ups EventBridge Scheduler
-                            could not deliver (each schedule's dead-letter queue; optional).
 
 Token signing secret (the first one set wins; one of them is required to sign tokens)
     TOKEN_SECRET_ARN        Secrets Manager secret id/ARN holding the signing keys.
@@ -70,7 +68,6 @@ class Settings:
     timer_function_arn: str | None = None
     scheduler_role_arn: str | None = None
     scheduler_group: str = "default"
-    scheduler_dlq_arn: str | None = None
     token_secret_arn: str | None = None
     token_secret_param: str | None = None
     token_secret: str | None = None
@@ -98,7 +95,6 @@ class Settings:
             timer_function_arn=_str(e, "TIMER_FUNCTION_ARN"),
             scheduler_role_arn=_str(e, "SCHEDULER_ROLE_ARN"),
             scheduler_group=_str(e, "SCHEDULER_GROUP") or d.scheduler_group,
-            scheduler_dlq_arn=_str(e, "SCHEDULER_DLQ_ARN"),
             token_secret_arn=_str(e, "TOKEN_SECRET_ARN"),
             token_secret_param=_str(e, "TOKEN_SECRET_PARAM"),
             token_secret=_str(e, "TOKEN_SECRET"),

@@ -94,7 +94,6 @@ def build_aws_deps(settings: Settings) -> Deps:
             settings.timer_function_arn,
             settings.scheduler_role_arn,
             settings.region,
-            dead_letter_arn=settings.scheduler_dlq_arn,
         ),
         clock=SystemClock(),
         roller=default_roller(),

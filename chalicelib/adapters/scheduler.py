@@ -3,8 +3,7 @@
 Each wake-up is a one-time ``at()`` schedule in UTC, named deterministically from room id
 and version so a repeat is a harmless ConflictException and a cancel needs no lookup. It
 deletes itself after running, retries a little (not Scheduler's default of 185 attempts over
-24 h), sends what it could not deliver to the dead-letter queue when one is configured
-(``SCHEDULER_DLQ_ARN``), and invokes the timer Lambda with ``{"room_id", "version"}``. Scheduler fires up to
+24 h), and invokes the timer Lambda with ``{"room_id", "version"}``. Scheduler fires up to
 about a minute late; the game does not depend on it being on time (ARCHITECTURE.md, 4).
 """
 
@@ -51,14 +50,14 @@ class SchedulerTimers:
         role_arn: str,
         region: str | None = None,
         *,
-        client: Any = None,
         dead_letter_arn: str | None = None,
+        client: Any = None,
     ) -> None:
         self.group = group
+        self.dead_letter_arn = dead_letter_arn
         self.target_arn = target_arn
         self.role_arn = role_arn
         self.region = region
-        self.dead_letter_arn = dead_letter_arn
         self._client = LazyClient("scheduler", client=client, region_name=region)
         # Names this process knows exist: re-arming an existing wake-up costs no API call.
         self._known: OrderedDict[str, None] = OrderedDict()
@@ -82,15 +81,6 @@ class SchedulerTimers:
             if name in self._known:
                 self._known.move_to_end(name)
                 return
-        target: dict[str, Any] = {
-            "Arn": self.target_arn,
-            "RoleArn": self.role_arn,
-            "Input": json.dumps({"room_id": room_id, "version": version}),
-            "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 300},
-        }
-        if self.dead_letter_arn:
-            # Deliveries Scheduler gives up on land in the dead-letter queue (infra/).
-            target["DeadLetterConfig"] = {"Arn": self.dead_letter_arn}
 
         def create() -> None:
             try:
@@ -101,7 +91,16 @@ class SchedulerTimers:
                     ScheduleExpressionTimezone="UTC",
                     FlexibleTimeWindow={"Mode": "OFF"},
                     ActionAfterCompletion="DELETE",
-                    Target=target,
+                    Target={
+                        "Arn": self.target_arn,
+                        "RoleArn": self.role_arn,
+                        "Input": json.dumps({"room_id": room_id, "version": version}),
+                        "RetryPolicy": {
+                            "MaximumRetryAttempts": 3,
+                            "MaximumEventAgeInSeconds": 300,
+                        },
+                        **self._dead_letter(),
+                    },
                 )
             except Exception as err:
                 if _code(err) != "ConflictException":
@@ -112,6 +111,12 @@ class SchedulerTimers:
             self._known[name] = None
             while len(self._known) > KNOWN_NAMES:
                 self._known.popitem(last=False)
+
+    def _dead_letter(self) -> dict[str, Any]:
+        """``DeadLetterConfig`` for the target when a queue is configured (else nothing)."""
+        # A wake-up Scheduler cannot deliver after its retries lands in the queue instead of
+        # vanishing; an alarm watches it, and the room still advances on its next touch.
+        return {"DeadLetterConfig": {"Arn": self.dead_letter_arn}} if self.dead_letter_arn else {}
 
     def cancel(self, room_id: str, version: int) -> None:
         """Delete the schedule made for ``room_id`` at ``version`` (missing is fine)."""

@@ -123,17 +123,6 @@ def test_a_lost_wake_up_is_repaired_by_the_next_touch_of_the_room(
     assert full["ScheduleExpression"].startswith("at(")
 
 
-def test_a_dead_letter_queue_is_set_on_each_schedule_when_configured(faults: FaultEnv) -> None:
-    env = faults
-    timers = env.deps.timers
-    timers.dead_letter_arn = "arn:aws:sqs:us-east-1:123456789012:liars-timer-dlq"  # type: ignore[attr-defined]
-    timers.schedule("room1", 3, env.clock.now_ms() + 60_000)
-    full = env.scheduler.get_schedule(Name=schedule_name("room1", 3), GroupName="default")
-    assert full["Target"]["DeadLetterConfig"] == {
-        "Arn": "arn:aws:sqs:us-east-1:123456789012:liars-timer-dlq"
-    }
-
-
 # --- the open-room cap ----------------------------------------------------------------------
 
 
