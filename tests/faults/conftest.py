@@ -243,6 +243,28 @@ class PushLog:
         return [m for c, m in self.sent if c == connection_id]
 
 
+_made: list[Any] = []
+
+
+def _clients() -> tuple[Any, Any, Any]:
+    """boto3 clients for moto, made once: making them costs more than most tests here."""
+    if not _made:
+        import boto3
+
+        _made.extend(
+            [
+                boto3.client("dynamodb", region_name=REGION),
+                boto3.client("scheduler", region_name=REGION),
+                boto3.client(
+                    "apigatewaymanagementapi",
+                    region_name=REGION,
+                    endpoint_url=endpoint_url(API_ID, STAGE, REGION),
+                ),
+            ]
+        )
+    return _made[0], _made[1], _made[2]
+
+
 @pytest.fixture
 def faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultEnv]:
     """The app on moto's DynamoDB, Scheduler and WebSocket management API, clients wrapped."""
@@ -250,23 +272,13 @@ def faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultEnv]:
     monkeypatch.setenv("MAX_ROOMS_PER_USER", "1000")  # each case opens fresh rooms
     monkeypatch.setattr(retry, "sleep", lambda _s: None)
     with mock_aws():
-        import boto3
-
         lock = threading.Lock()
-        raw = boto3.client("dynamodb", region_name=REGION)
+        raw, raw_scheduler, raw_pushes = _clients()
         faulty = {
             "store": FaultyClient(LockedClient(raw, lock), "store"),
-            "scheduler": FaultyClient(
-                LockedClient(boto3.client("scheduler", region_name=REGION), lock), "scheduler"
-            ),
+            "scheduler": FaultyClient(LockedClient(raw_scheduler, lock), "scheduler"),
         }
-        pushes = PushLog(
-            boto3.client(
-                "apigatewaymanagementapi",
-                region_name=REGION,
-                endpoint_url=endpoint_url(API_ID, STAGE, REGION),
-            )
-        )
+        pushes = PushLog(raw_pushes)
         faulty["notifier"] = FaultyClient(LockedClient(pushes, lock), "notifier")
         store = DynamoStore(TABLE, REGION, client=faulty["store"])
         store.ensure_table()
