@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.adapters.scheduler import schedule_name
 from chalicelib.settings import reset_settings
-from tests.faults.conftest import SCHEDULER_ERRORS, STORE_ERRORS, FaultEnv
+from tests.faults.conftest import NOTIFIER_ERRORS, SCHEDULER_ERRORS, STORE_ERRORS, FaultEnv
 
 PASSWORD = "correct horse"
 
@@ -121,6 +121,20 @@ def test_a_lost_wake_up_is_repaired_by_the_next_touch_of_the_room(
     assert version in _schedule_versions(env, rid)
     full = env.scheduler.get_schedule(Name=schedule_name(rid, version), GroupName="default")
     assert full["ScheduleExpression"].startswith("at(")
+
+
+def test_a_throttled_push_is_retried_and_delivered(faults: FaultEnv) -> None:
+    env = faults
+    (a, _), (b, _) = _user(env, "alice"), _user(env, "bobby")
+    rid = env.ok("POST", "/rooms", {}, a)["id"]
+    env.store.put_connection("w1", None, env.clock.now_ms())
+    env.store.subscribe("w1", rid)
+    env.faulty["notifier"].arm(1, NOTIFIER_ERRORS["LimitExceeded"])  # the first try only
+    env.ok("POST", f"/rooms/{rid}/join", {}, b)
+    assert env.faulty["notifier"].failed == ["post_to_connection"]
+    env.disarm()
+    [pushed] = env.pushes.messages_for("w1")  # type: ignore[attr-defined]
+    assert pushed["type"] == "room" and len(pushed["room"]["players"]) == 2
 
 
 # --- the open-room cap ----------------------------------------------------------------------
