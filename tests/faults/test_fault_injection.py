@@ -354,3 +354,19 @@ def test_meaningful_aws_errors_are_left_to_the_adapters() -> None:
         CancellationReasons=[{"Code": "ConditionalCheckFailed"}, {"Code": "TransactionConflict"}],
     )("TransactWriteItems")
     assert unavailable(cancelled) is None
+
+
+def test_a_throttled_secret_lookup_is_unavailable_not_a_crash() -> None:
+    from chalicelib.adapters.secrets import fetch_token_secret, reset_secret_cache
+    from chalicelib.settings import Settings
+    from tests.faults.conftest import client_error
+
+    class Throttled:
+        def get_secret_value(self, **_: Any) -> Any:
+            raise client_error("ThrottlingException", 400)("GetSecretValue")
+
+    reset_secret_cache()
+    settings = Settings(token_secret_arn="arn:aws:secretsmanager:us-east-1:1:secret:x")
+    with pytest.raises(Unavailable):
+        fetch_token_secret(settings, client=Throttled())
+    reset_secret_cache()
