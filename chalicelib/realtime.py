@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -129,12 +131,57 @@ def schedule_next(room: Room, version: int, *, deps: Deps | None = None) -> int 
     deadline = game_flow.next_deadline(room)
     if deadline is not None:
         d.timers.schedule(room.id, version, deadline)
+        _armed.remember(d, room.id, version)
     if version > 1:
+        _armed.forget(d, room.id, version - 1)
         try:
             d.timers.cancel(room.id, version - 1)
         except Exception:
             log.exception("cancelling the schedule of room %s v%s failed", room.id, version - 1)
     return deadline
+
+
+class _Armed:
+    """The wake-ups this process armed (or repaired), by timers, room and version; bounded."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._keys: OrderedDict[tuple[int, str, int], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys[(id(deps.timers), room_id, version)] = None
+            while len(self._keys) > self._size:
+                self._keys.popitem(last=False)
+
+    def forget(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys.pop((id(deps.timers), room_id, version), None)
+
+    def known(self, deps: Deps, room_id: str, version: int) -> bool:
+        with self._lock:
+            return (id(deps.timers), room_id, version) in self._keys
+
+
+_armed = _Armed()
+
+
+def ensure_wake_up(room: Room, version: int, *, deps: Deps | None = None) -> None:
+    """Repair a lost wake-up: arm the room's wake-up at ``version`` if it has a deadline.
+
+    Called on every touch of a room that writes nothing. If the CreateSchedule after the
+    write that set the deadline failed, the wake-up is missing; scheduling is idempotent by
+    the deterministic name (room id and version), so asking again is safe. A wake-up this
+    process armed or repaired already is not asked for again, so a warm Lambda calls the
+    scheduler at most once per room version. Raises what the timers raise (callers log it).
+    """
+    d = deps or current_deps()
+    deadline = game_flow.next_deadline(room)
+    if deadline is None or _armed.known(d, room.id, version):
+        return
+    d.timers.schedule(room.id, version, deadline)
+    _armed.remember(d, room.id, version)
 
 
 def after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
@@ -354,6 +401,8 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         # waits for a client to tick. A committed change scheduled its own wake-up already.
         # The schedule that fired deletes itself after this run: drop it first, so the name is
         # free for the new one (a repeat of an existing name would be a harmless no-op).
+        _armed.forget(d, room.id, now_version)
         d.timers.cancel(room.id, now_version)
         d.timers.schedule(room.id, now_version, deadline)
+        _armed.remember(d, room.id, now_version)
     return {"room_id": room_id, "scheduled_version": version, "version": now_version}

@@ -352,18 +352,14 @@ class Service:
             log.exception("after-commit bookkeeping failed")
 
     def _repair_wake_up(self, room: Room, version: int) -> None:
-        """Make sure a room read without a write has its wake-up (a lost one is repaired).
+        """Make sure a room read without a write has its wake-up (``realtime.ensure_wake_up``).
 
-        The write that set the deadline scheduled it after commit; if that CreateSchedule
-        failed, the wake-up is missing. Scheduling is idempotent by the deterministic name
-        (room id and version), so asking again on every touch is safe, and cheap: the
-        adapter skips names it already made. A failure here is logged, never the caller's.
+        A failure here is logged, never the caller's: the next touch tries again.
         """
-        deadline = game_flow.next_deadline(room)
-        if deadline is None:
-            return
+        from chalicelib import realtime
+
         try:
-            self.deps.timers.schedule(room.id, version, deadline)
+            realtime.ensure_wake_up(room, version, deps=self.deps)
         except Exception:
             log.exception("repairing the wake-up of room %s v%s failed", room.id, version)
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +20,6 @@ from chalicelib.retry import with_backoff
 
 _NAME_OK = re.compile(r"[0-9A-Za-z_.-]+")
 MAX_NAME = 64
-KNOWN_NAMES = 4096
 
 
 def schedule_name(room_id: str, version: int) -> str:
@@ -59,9 +56,6 @@ class SchedulerTimers:
         self.role_arn = role_arn
         self.region = region
         self._client = LazyClient("scheduler", client=client, region_name=region)
-        # Names this process knows exist: re-arming an existing wake-up costs no API call.
-        self._known: OrderedDict[str, None] = OrderedDict()
-        self._known_lock = threading.Lock()
 
     @property
     def client(self) -> Any:
@@ -71,16 +65,11 @@ class SchedulerTimers:
     def schedule(self, room_id: str, version: int, at_ms: int) -> None:
         """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept.
 
-        Idempotent by the deterministic name, so it doubles as the repair of a lost wake-up:
-        a name this process created (or found existing) before is not asked for again. A
+        Idempotent by the deterministic name, so asking again repairs a lost wake-up. A
         throttled or failing CreateSchedule is retried with backoff; what is left raises
         ``Unavailable`` (the caller logs it and the next touch of the room repairs it).
         """
         name = schedule_name(room_id, version)
-        with self._known_lock:
-            if name in self._known:
-                self._known.move_to_end(name)
-                return
 
         def create() -> None:
             try:
@@ -107,10 +96,6 @@ class SchedulerTimers:
                     raise
 
         with_backoff(create, what=f"schedule {name}")
-        with self._known_lock:
-            self._known[name] = None
-            while len(self._known) > KNOWN_NAMES:
-                self._known.popitem(last=False)
 
     def _dead_letter(self) -> dict[str, Any]:
         """``DeadLetterConfig`` for the target when a queue is configured (else nothing)."""
@@ -120,11 +105,8 @@ class SchedulerTimers:
 
     def cancel(self, room_id: str, version: int) -> None:
         """Delete the schedule made for ``room_id`` at ``version`` (missing is fine)."""
-        name = schedule_name(room_id, version)
-        with self._known_lock:
-            self._known.pop(name, None)
         try:
-            self.client.delete_schedule(Name=name, GroupName=self.group)
+            self.client.delete_schedule(Name=schedule_name(room_id, version), GroupName=self.group)
         except Exception as err:
             if _code(err) != "ResourceNotFoundException":
                 raise

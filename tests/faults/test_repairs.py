@@ -121,6 +121,11 @@ def test_a_lost_wake_up_is_repaired_by_the_next_touch_of_the_room(
     assert version in _schedule_versions(env, rid)
     full = env.scheduler.get_schedule(Name=schedule_name(rid, version), GroupName="default")
     assert full["ScheduleExpression"].startswith("at(")
+    # Once repaired, later touches of the same version cost the scheduler nothing.
+    env.disarm()
+    env.ok("GET", f"/rooms/{rid}")
+    env.ok("POST", f"/rooms/{rid}/tick")
+    assert "create_schedule" not in env.faulty["scheduler"].calls
 
 
 def test_a_throttled_push_is_retried_and_delivered(faults: FaultEnv) -> None:
