@@ -574,7 +574,7 @@ class Service:
                     record = self.store.get_user(p.user_id) if p.user_id else None
                     if record is not None:
                         p.continue_mode = record.continue_mode
-            return lobby.start(room, user, self.deps.roller, self.now())
+            return lobby.start(room, user, self.deps.roller, self.now(), self.cfg.bot_think_ms)
 
         room, version = self._client_change(room_id, caller, change)
         return view(room, version, user.id)
