@@ -18,7 +18,7 @@ from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
 
 BOT_THINK_MS = ("150", "300")
 """The bots' think time in the browser tests: short, so whole games stay quick, but long enough
-that each bot's move is played as its own moment (tests/browser/test_live_table.py)."""
+that each bot's move is played as its own moment (tests/browser/test_play_live_table.py)."""
 
 
 @pytest.fixture(scope="module")
