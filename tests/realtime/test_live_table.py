@@ -12,7 +12,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
+
 from chalicelib.engine.model import BOT_THINK_MS
+from chalicelib.settings import reset_settings
 from tests.realtime.conftest import RealtimeEnv, parse_iso
 
 MOVES = ("bid_placed", "liar_called")
@@ -181,3 +184,20 @@ def test_a_timeout_is_announced_with_the_move_played_for_the_seat(rt: RealtimeEn
     played = pushed[pushed.index(timed_out[0]) + 1]
     assert played["type"] == ("liar_called" if expected["type"] == "liar" else "bid_placed")
     assert played["by"] == "timeout" and played["player_id"] == me
+
+
+def test_the_configured_think_time_range_paces_the_game(
+    rt: RealtimeEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOT_THINK_MIN_MS", "40")
+    monkeypatch.setenv("BOT_THINK_MAX_MS", "60")
+    reset_settings()
+    rid, token = bot_room(rt)
+    rt.ok("POST", f"/rooms/{rid}/start", None, token)
+    state, _ = rt.room_state(rid)
+    assert state["game"]["pc"] == [40, 60]
+    events = room_pushes(rt, "spectator")[-1]["events"]
+    moves = [e for e in events if e["type"] in MOVES and e["by"] == "bot"]
+    stamps = [parse_iso(e["at"]) for e in events]
+    assert all(0 <= b - a <= 60 for a, b in itertools.pairwise(stamps))
+    assert moves or state["game"]["tp"] == state["players"][0]["id"]
