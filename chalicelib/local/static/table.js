@@ -268,6 +268,14 @@ function soundToggle() {
   }, on ? '🔔 Sound on' : '🔕 Sound off');
 }
 
+function idleWords(shown) {
+  const g = shown && shown.game;
+  const turn = g && g.phase === 'bidding' && g.turn;
+  if (!turn || !turn.player_id) return '';
+  if (turn.player_id === (shown.me && shown.me.player_id) && !turn.thinking) return 'Your turn.';
+  return `${playerName(shown, turn.player_id)} ${turn.thinking ? 'is thinking…' : 'to act.'}`;
+}
+
 /** Draw the announcer line and the bubble on the mover's card into the game screen. */
 export function decorate(container, shown) {
   const screen = container && container.querySelector("[data-testid='game-screen']");
@@ -284,7 +292,7 @@ export function decorate(container, shown) {
   const parts = [];
   if (n) parts.push(h('span', { class: 'timeout-notice', testid: 'timeout-notice' }, n.text));
   parts.push(h('span', { class: ['announcement', a ? `is-${a.kind}` : 'muted'], testid: 'announcement' },
-    a ? a.text : (shown && shown.game && shown.game.turn && shown.game.turn.thinking ? 'The table is thinking…' : 'The table is listening.')));
+    a ? a.text : idleWords(shown)));
   parts.push(soundToggle());
   bar.replaceChildren(...parts);
   if (n) setTimeout(() => live.rerender(), n.until - now + 20);
