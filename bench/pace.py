@@ -7,7 +7,12 @@ records every ``room`` push. For each bot move (``bid_placed``, ``liar_called`` 
 between a bot's Liar! and its reveal. The human bids the lowest raise, or calls Liar! on every
 third turn, until ``ROUNDS`` rounds have been decided.
 
-Run: ``.venv/bin/python bench/pace.py`` (about a minute). Figures only; nothing asserts.
+With ``--browser`` it plays the same way in headless Chromium (Debian's ``/usr/bin/chromium``)
+through the bundled client, and prints how long each announcement ("Bot 3: four 5s") stayed
+on screen before the table's next announcement replaced it (our own clicks excluded: the
+bench bids as soon as its turn shows).
+
+Run: ``.venv/bin/python bench/pace.py [--browser]`` (about a minute). Figures only.
 """
 
 from __future__ import annotations
@@ -53,7 +58,60 @@ def watch(ws_url: str, room_id: str, pushes: list[dict[str, Any]], stop: threadi
     asyncio.run(run())
 
 
+def browser_main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    chromium = "/usr/bin/chromium"
+    record = """() => { window.__said = []; new MutationObserver(() => {
+        const a = document.querySelector("[data-testid='announcement']");
+        const text = a ? a.textContent : '';
+        const last = window.__said[window.__said.length - 1];
+        if (!last || last.text !== text) window.__said.push({ text, at: performance.now() });
+      }).observe(document.body, { subtree: true, childList: true, characterData: true }); }"""
+    mine = """() => document.querySelector("[data-testid='final-results']")
+        || (document.querySelector("[data-testid='bid-submit']")
+            && !document.querySelector("[data-testid='bid-submit']").disabled)"""
+    with LocalServer(access_log=lambda _line: None) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{server.url}/")
+        page.click("[data-testid='guest-signin']")
+        page.click("[data-testid='create-room']")
+        page.wait_for_selector("[data-testid='waiting-room']")
+        for n in range(2, 6):
+            page.click("[data-testid='add-bot']")
+            page.wait_for_function(
+                f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
+            )
+        page.evaluate(record)
+        page.click("[data-testid='start-game']")
+        for _ in range(10):
+            page.wait_for_function(mine, timeout=60_000)
+            if page.locator("[data-testid='final-results']").count():
+                break
+            page.click("[data-testid='bid-submit']")
+            page.wait_for_timeout(300)
+        page.wait_for_timeout(3000)
+        said = page.evaluate("window.__said")
+        browser.close()
+    shown = [
+        b["at"] - a["at"]
+        for a, b in itertools.pairwise(said)
+        # the next one is the table's, not our own click (which may come at once)
+        if a["text"].startswith("Bot ") and ": " in a["text"] and not b["text"].startswith("You")
+    ]
+    print(f"announcements recorded: {len(said)}")
+    if shown:
+        print(
+            f"a bot's move on screen before the next announcement: n={len(shown)} min "
+            f"{min(shown):.0f} ms, median {statistics.median(shown):.0f} ms, max {max(shown):.0f} ms"
+        )
+
+
 def main() -> None:
+    if "--browser" in sys.argv:
+        browser_main()
+        return
     with LocalServer(access_log=lambda _line: None) as server:
         http = httpx.Client(base_url=server.url, timeout=10)
         token = http.post("/auth/guest", json={}).json()["token"]
