@@ -56,11 +56,13 @@ from chalicelib.ports import (
     Clock,
     Connection,
     JsonDict,
+    NewRoom,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
     StoredRoom,
     TooManyRatingChanges,
+    Unavailable,
     UnknownUser,
     UserExists,
     UsernameTaken,
@@ -313,13 +315,13 @@ class SqliteStore:
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """A connection for reads; one statement sees one consistent snapshot."""
-        with self._guard:
+        with _faults_unavailable(), self._guard:
             yield self._conn()
 
     @contextlib.contextmanager
     def _read_tx(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: several statements see one snapshot."""
-        with self._guard:
+        with _faults_unavailable(), self._guard:
             conn = self._conn()
             conn.execute("BEGIN")
             try:
@@ -335,7 +337,7 @@ class SqliteStore:
         so nothing read inside can change before the commit. Any exception rolls back.
         The writer mutex only orders this store's writers (see the module docstring).
         """
-        with self._guard, self._writer:
+        with _faults_unavailable(), self._guard, self._writer:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -361,30 +363,41 @@ class SqliteStore:
         max_open: int | None = None,
     ) -> int:
         """Store a new room at version 1; raise RoomExists, or RoomLimitReached for the owner."""
+        with self._write() as db:
+            self._insert_room(db, room_id, state, summary, owner_id, max_open)
+        return 1
+
+    @staticmethod
+    def _insert_room(
+        db: sqlite3.Connection,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        owner_id: str | None,
+        max_open: int | None,
+    ) -> None:
+        """Check the id and the owner's cap, then insert (inside the caller's write)."""
         status = str(summary.get("status", ""))
         created = summary.get("created_at")
         sort_key = lobby_sort_key(created if isinstance(created, int) else 0, room_id)
-        state_text, summary_text = _compact(state), _compact(summary)
-        with self._write() as db:
-            if db.execute("SELECT 1 FROM rooms WHERE room_id = ?", (room_id,)).fetchone():
-                raise RoomExists(f"room {room_id} exists")
-            if owner_id is not None:
-                if max_open is not None:
-                    (count,) = db.execute(
-                        "SELECT count(*) FROM open_rooms WHERE user_id = ?", (owner_id,)
-                    ).fetchone()
-                    if count >= max_open:
-                        raise RoomLimitReached(f"user {owner_id} has {max_open} open rooms")
-                db.execute(
-                    "INSERT OR IGNORE INTO open_rooms (user_id, room_id) VALUES (?, ?)",
-                    (owner_id, room_id),
-                )
+        if db.execute("SELECT 1 FROM rooms WHERE room_id = ?", (room_id,)).fetchone():
+            raise RoomExists(f"room {room_id} exists")
+        if owner_id is not None:
+            if max_open is not None:
+                (count,) = db.execute(
+                    "SELECT count(*) FROM open_rooms WHERE user_id = ?", (owner_id,)
+                ).fetchone()
+                if count >= max_open:
+                    raise RoomLimitReached(f"user {owner_id} has {max_open} open rooms")
             db.execute(
-                "INSERT INTO rooms (room_id, state, version, summary, status, sort_key)"
-                " VALUES (?, ?, 1, ?, ?, ?)",
-                (room_id, state_text, summary_text, status, sort_key),
+                "INSERT OR IGNORE INTO open_rooms (user_id, room_id) VALUES (?, ?)",
+                (owner_id, room_id),
             )
-        return 1
+        db.execute(
+            "INSERT INTO rooms (room_id, state, version, summary, status, sort_key)"
+            " VALUES (?, ?, 1, ?, ?, ?)",
+            (room_id, _compact(state), _compact(summary), status, sort_key),
+        )
 
     def get_room(self, room_id: str) -> StoredRoom | None:
         """Read a room's state and version, or None (also once it has expired)."""
@@ -416,14 +429,7 @@ class SqliteStore:
         state_text, summary_text = _compact(state), _compact(summary)
         status = str(summary.get("status", ""))
         with self._write() as db:
-            row = db.execute(
-                "SELECT state, version FROM rooms WHERE room_id = ?"
-                " AND (expires_at IS NULL OR expires_at > ?)",
-                (room_id, self._now_s()),
-            ).fetchone()
-            if row is None or int(row[1]) != expected_version:
-                current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
-                raise VersionConflict(room_id, expected_version, current)
+            self._check_version(db, room_id, expected_version)
             if ratings is not None and not self._game_exists(db, ratings.game_key):
                 self._add_ratings(db, ratings.game_key, ratings.changes, ratings.record)
             db.execute(
@@ -432,6 +438,43 @@ class SqliteStore:
                 (state_text, expected_version + 1, summary_text, status, expires_at_s, room_id),
             )
         return expected_version + 1
+
+    def recreate_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        new: NewRoom,
+        *,
+        max_open: int | None = None,
+    ) -> int:
+        """Replace ``room_id`` (as ``save_room``) and create ``new`` in one transaction.
+
+        Raises VersionConflict, RoomExists (the new id) or RoomLimitReached; then nothing is
+        written. Returns the old room's new version.
+        """
+        state_text, summary_text = _compact(state), _compact(summary)
+        status = str(summary.get("status", ""))
+        with self._write() as db:
+            self._check_version(db, room_id, expected_version)
+            self._insert_room(db, new.room_id, new.state, new.summary, new.owner_id, max_open)
+            db.execute(
+                "UPDATE rooms SET state = ?, version = ?, summary = ?, status = ? WHERE room_id = ?",
+                (state_text, expected_version + 1, summary_text, status, room_id),
+            )
+        return expected_version + 1
+
+    def _check_version(self, db: sqlite3.Connection, room_id: str, expected_version: int) -> None:
+        """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``."""
+        row = db.execute(
+            "SELECT state, version FROM rooms WHERE room_id = ?"
+            " AND (expires_at IS NULL OR expires_at > ?)",
+            (room_id, self._now_s()),
+        ).fetchone()
+        if row is None or int(row[1]) != expected_version:
+            current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
+            raise VersionConflict(room_id, expected_version, current)
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""
@@ -786,6 +829,20 @@ class SqliteStore:
                     f"DELETE FROM {table} WHERE expires_at <= ?", (now_s,)
                 ).rowcount
         return deleted
+
+
+@contextlib.contextmanager
+def _faults_unavailable() -> Iterator[None]:
+    """An operational failure (file locked past the busy timeout, disk full or failing) is
+    ``Unavailable``: the API answers 503 with Retry-After, and the transaction wrote nothing."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        text = str(err).lower()
+        busy = "locked" in text or "busy" in text
+        raise Unavailable(
+            f"SQLite: {err}", reason="timeout" if busy else "failed", retry_after=1
+        ) from err
 
 
 def _user(row: tuple[Any, ...]) -> UserRecord:

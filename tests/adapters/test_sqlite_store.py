@@ -13,7 +13,7 @@ import pytest
 from chalicelib.adapters import sqlite as sqlite_adapter
 from chalicelib.adapters.fakes import FakeClock
 from chalicelib.adapters.sqlite import SchemaTooNew, SqliteStore, migrate
-from chalicelib.ports import UsernameTaken, VersionConflict
+from chalicelib.ports import Unavailable, UsernameTaken, VersionConflict
 
 SUMMARY = {"status": "waiting", "host_name": "Alice", "created_at": 1_000}
 NOW = 1_700_000_000_000
@@ -109,6 +109,26 @@ def test_connections_of_finished_threads_are_closed(db_path: Path) -> None:
     assert store.open_connections == 1
     store.close()
     assert store.open_connections == 0
+
+
+def test_a_file_locked_past_the_busy_timeout_is_unavailable_and_nothing_is_written(
+    db_path: Path,
+) -> None:
+    store = SqliteStore(db_path, busy_timeout_seconds=0.05)
+    store.create_room("r1", {"n": 1}, SUMMARY)
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+    with pytest.raises(Unavailable) as err:
+        store.save_room("r1", {"n": 2}, SUMMARY, expected_version=1)
+    assert err.value.reason == "timeout"
+    room = store.get_room("r1")  # WAL: reads go on while the writer holds the lock
+    assert room is not None and room.version == 1
+
+    other.execute("ROLLBACK")
+    other.close()
+    assert store.save_room("r1", {"n": 2}, SUMMARY, expected_version=1) == 2
+    store.close()
 
 
 # --- expiry -------------------------------------------------------------------------------
