@@ -7,6 +7,8 @@ push delay (from when an action was sent to when a second client, subscribed to 
 over ``/ws``, receives the push for the version it made; also from when its answer came back,
 negative when the push beats the answer) and the server's CPU time per action (Linux).
 With ``--rounds N`` the storages alternate N times and each figure is the median.
+The server's bots move at once (``BOT_THINK_MIN_MS=0``, ``BOT_THINK_MAX_MS=0``), so the
+figures are the server's, not the bots' pacing; ``--paced`` keeps the configured think time.
 Only loopback traffic; every loop is bounded.
 
     .venv/bin/python bench/local.py --games 20
@@ -168,13 +170,19 @@ async def run(base_url: str, games: int, starting_dice: int, max_actions: int) -
     return figures
 
 
-def start_server(storage: str, data_dir: str | None) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    storage: str, data_dir: str | None, paced: bool = False
+) -> tuple[subprocess.Popen[str], str]:
     """Start ``liars-dice serve --port 0`` on ``storage`` in a child process; it and its URL."""
     command = [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"]
     command += ["--storage", storage] + (["--data", data_dir] if data_dir else [])
+    env = dict(os.environ)
+    if not paced:
+        env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     proc = subprocess.Popen(
         command,
         cwd=REPO,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -225,7 +233,9 @@ class Row:
 def measure(storage: str, args: argparse.Namespace) -> Row:
     """Start a server on ``storage``, play the games, stop it; the figures."""
     with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
-        proc, base_url = start_server(storage, data if storage == "sqlite" else None)
+        proc, base_url = start_server(
+            storage, data if storage == "sqlite" else None, paced=args.paced
+        )
         try:
             cpu_before = cpu_seconds(proc.pid)
             started, client_started = time.perf_counter(), time.process_time()
@@ -324,6 +334,7 @@ def main() -> None:
         help="comma-separated storages to compare (default sqlite,moto)",
     )
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds (default 1)")
+    parser.add_argument("--paced", action="store_true", help="keep the bots' configured think time")
     parser.add_argument("--url", help="use a running server instead of starting one")
     args = parser.parse_args()
 
