@@ -85,6 +85,13 @@ class Credentials(Request):
     password: Password
 
 
+class LoginBody(Request):
+    """POST /auth/login: no password policy here, so a wrong password is 401 at any length."""
+
+    username: Annotated[str, Field(min_length=1, max_length=64)]
+    password: Annotated[str, Field(max_length=1024)]
+
+
 class PreferencesBody(Request):
     """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
 

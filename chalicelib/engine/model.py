@@ -404,6 +404,8 @@ class Room:
     rated: bool = False
     recreated_as: str | None = None
     recreated_from: str | None = None
+    lineage: str | None = None
+    """The first room of a chain of recreations (None: this room is the first)."""
     bot_memory: dict[str, Any] = field(default_factory=dict)
     """What bots learned from completed, public reveals (opponent tendencies)."""
 
@@ -448,6 +450,7 @@ class Room:
             "recreated_as": self.recreated_as,
             "recreated_from": self.recreated_from,
             "bm": self.bot_memory,
+            **({"lin": self.lineage} if self.lineage else {}),
         }
 
     @classmethod
@@ -471,4 +474,5 @@ class Room:
             recreated_as=d.get("recreated_as"),
             recreated_from=d.get("recreated_from"),
             bot_memory=d.get("bm") or {},
+            lineage=d.get("lin"),
         )
