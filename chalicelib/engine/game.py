@@ -289,6 +289,7 @@ def start_game(room: Room, roller: Roller, now: int) -> list[Event]:
         p.hand = []
         p.eliminated = p.resigned = False
         p.rank = None
+        p.moved = False
     events: list[Event] = [{"type": "game_started", "at": now}]
     opener = room.players[roller.below(len(room.players))]
     _start_round(room, opener, roller, now, events)
@@ -354,6 +355,7 @@ def act(
         if game.turn_player != player.id:
             raise NotYourTurn("it is not your turn")
         _apply_turn_action(room, player, action, roller, now, events, by="player")
+        player.moved = True
     elif kind == "agree":
         if game.phase != Phase.BREAK:
             raise WrongPhase("there is no break to agree to")

@@ -153,6 +153,8 @@ class Player:
     eliminated: bool = False
     resigned: bool = False
     rank: int | None = None
+    moved: bool = False
+    """The player made a move of their own this game (not a timeout): see ``ratings``."""
 
     @property
     def is_bot(self) -> bool:
@@ -185,6 +187,8 @@ class Player:
             d["res"] = 1
         if self.rank is not None:
             d["rank"] = self.rank
+        if self.moved:
+            d["mv"] = 1
         return d
 
     @classmethod
@@ -203,6 +207,7 @@ class Player:
             eliminated=bool(d.get("elim", 0)),
             resigned=bool(d.get("res", 0)),
             rank=d.get("rank"),
+            moved=bool(d.get("mv", 0)),
         )
 
 
