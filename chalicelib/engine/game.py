@@ -232,7 +232,11 @@ def _apply_turn_action(
     if outcome.reveal is not None:
         _resolve(room, outcome.reveal, roller, at, events)
     elif outcome.next_player is not None:
+        same_holder, deadline = outcome.next_player.id == game.turn_player, game.deadline
         _begin_turn(room, outcome.next_player, at)
+        if same_holder and deadline is not None:
+            # One clock per holder: the stages of one player's turn share its deadline.
+            game.deadline = deadline
 
 
 def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[Event]) -> None:
