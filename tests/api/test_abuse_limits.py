@@ -344,3 +344,30 @@ def _user_id(env: Env, username: str) -> str:
     user = env.store.get_user_by_username(username)
     assert user is not None
     return user.id
+
+
+def test_every_abuse_limit_is_read_from_the_environment() -> None:
+    names = {
+        "PASSCODE_ROOM_MAX_ATTEMPTS": "passcode_room_max_attempts",
+        "PASSCODE_ROOM_WINDOW_SECONDS": "passcode_room_window_seconds",
+        "LOGIN_MAX_ATTEMPTS": "login_max_attempts",
+        "LOGIN_SOURCE_MAX_ATTEMPTS": "login_source_max_attempts",
+        "LOGIN_WINDOW_SECONDS": "login_window_seconds",
+        "REGISTER_PER_SOURCE": "register_per_source",
+        "REGISTER_WINDOW_SECONDS": "register_window_seconds",
+        "GUEST_PER_SOURCE": "guest_per_source",
+        "GUEST_WINDOW_SECONDS": "guest_window_seconds",
+        "GUEST_TTL_SECONDS": "guest_ttl_seconds",
+        "INVITATIONS_PER_ROOM": "invitations_per_room",
+        "INVITATIONS_PER_USER": "invitations_per_user",
+    }
+    env = {var: str(1000 + i) for i, var in enumerate(names)}
+    loaded = Settings.from_env(env)
+    assert {attr: getattr(loaded, attr) for attr in names.values()} == {
+        attr: 1000 + i for i, attr in enumerate(names.values())
+    }
+    # and each is documented with its default in the settings module
+    import chalicelib.settings as settings_module
+
+    doc = settings_module.__doc__ or ""
+    assert all(var in doc for var in names)
