@@ -284,8 +284,9 @@ class Service:
             raise unauthorized("wrong username or password", "bad_credentials")
         if not auth.verify_password(user.password_hash, password):
             raise unauthorized("wrong username or password", "bad_credentials")
-        self.store.refund(pair, window, now)
-        self.store.refund(per_source, window, now)
+        # Giving the attempts back is bookkeeping: a fault there must not refuse the owner.
+        self._quietly(self.store.refund, pair, window, now)
+        self._quietly(self.store.refund, per_source, window, now)
         if auth.needs_rehash(user.password_hash):
             self.store.set_password_hash(user.id, auth.hash_password(password))
         return self._session(user)
