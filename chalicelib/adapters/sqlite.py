@@ -167,6 +167,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX tickets_by_expiry ON tickets (expires_at)",
         "CREATE INDEX rate_windows_by_expiry ON rate_windows (expires_at)",
     ),
+    # 3: guests expire (issue 11): the profile's TTL, as DynamoDB's expires_at.
+    (
+        "ALTER TABLE users ADD COLUMN expires_at INTEGER",
+        "CREATE INDEX users_by_expiry ON users (expires_at) WHERE expires_at IS NOT NULL",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -503,7 +508,10 @@ class SqliteStore:
 
     # --- users ------------------------------------------------------------------------
 
-    _USER_COLUMNS = "user_id, name, guest, username, password_hash, continue_mode, created_at"
+    _USER_COLUMNS = (
+        "user_id, name, guest, username, password_hash, continue_mode, created_at, expires_at"
+    )
+    _LIVE_USER = "(expires_at IS NULL OR expires_at > ?)"
 
     def create_user(
         self,
@@ -514,8 +522,9 @@ class SqliteStore:
         name: str,
         *,
         now_ms: int = 0,
+        expires_at_s: int | None = None,
     ) -> UserRecord:
-        """Create a user; raise UsernameTaken or UserExists."""
+        """Create a user; raise UsernameTaken or UserExists (``expires_at_s``: guests' TTL)."""
         key = None if username is None else username.lower()
         with self._write() as db:
             if (
@@ -527,8 +536,8 @@ class SqliteStore:
                 raise UserExists(f"user {user_id} exists")
             db.execute(
                 "INSERT INTO users (user_id, name, guest, username, username_key, password_hash,"
-                " continue_mode, created_at) VALUES (?, ?, ?, ?, ?, ?, 'auto', ?)",
-                (user_id, name, int(guest), username, key, password_hash, now_ms),
+                " continue_mode, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 'auto', ?, ?)",
+                (user_id, name, int(guest), username, key, password_hash, now_ms, expires_at_s),
             )
         return UserRecord(
             id=user_id,
@@ -537,13 +546,15 @@ class SqliteStore:
             username=username,
             password_hash=password_hash,
             created_at_ms=now_ms,
+            expires_at_s=expires_at_s,
         )
 
     def get_user(self, user_id: str) -> UserRecord | None:
         """Read a user by id."""
         with self._read() as db:
             row = db.execute(
-                f"SELECT {self._USER_COLUMNS} FROM users WHERE user_id = ?", (user_id,)
+                f"SELECT {self._USER_COLUMNS} FROM users WHERE user_id = ? AND {self._LIVE_USER}",
+                (user_id, self._now_s()),
             ).fetchone()
         return None if row is None else _user(row)
 
@@ -551,8 +562,9 @@ class SqliteStore:
         """Read a user by username (case-insensitive)."""
         with self._read() as db:
             row = db.execute(
-                f"SELECT {self._USER_COLUMNS} FROM users WHERE username_key = ?",
-                (username.lower(),),
+                f"SELECT {self._USER_COLUMNS} FROM users WHERE username_key = ?"
+                f" AND {self._LIVE_USER}",
+                (username.lower(), self._now_s()),
             ).fetchone()
         return None if row is None else _user(row)
 
@@ -714,6 +726,15 @@ class SqliteStore:
             ).rowcount
         return counted > 0
 
+    def refund(self, key: str, window_seconds: int, now_ms: int) -> None:
+        """Give back one attempt counted in the current window (never below zero)."""
+        window = now_ms // (window_seconds * 1000)
+        with self._write() as db:
+            db.execute(
+                "UPDATE rate_windows SET n = n - 1 WHERE key = ? AND window = ? AND n > 0",
+                (key, window),
+            )
+
     # --- realtime -----------------------------------------------------------------------
 
     def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
@@ -818,6 +839,7 @@ class SqliteStore:
                 (now_s,),
             )
             for table in (
+                "users",
                 "rooms",
                 "invitations",
                 "rate_windows",
@@ -846,7 +868,7 @@ def _faults_unavailable() -> Iterator[None]:
 
 
 def _user(row: tuple[Any, ...]) -> UserRecord:
-    uid, name, guest, username, password_hash, continue_mode, created_at = row
+    uid, name, guest, username, password_hash, continue_mode, created_at, expires_at = row
     return UserRecord(
         id=uid,
         name=name,
@@ -855,6 +877,7 @@ def _user(row: tuple[Any, ...]) -> UserRecord:
         password_hash=password_hash,
         continue_mode=continue_mode or "auto",
         created_at_ms=int(created_at or 0),
+        expires_at_s=None if expires_at is None else int(expires_at),
     )
 
 

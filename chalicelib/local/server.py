@@ -188,6 +188,27 @@ class _ThreadLocalRequest:
         self._local.lambda_context = value
 
 
+class _ThreadLocalSourceIp:
+    """Per-thread ``LOCAL_SOURCE_IP`` for Chalice's event converter (each request's peer)."""
+
+    _local = threading.local()
+
+    @property
+    def LOCAL_SOURCE_IP(self) -> str:
+        return str(getattr(self._local, "source_ip", "127.0.0.1"))
+
+    @LOCAL_SOURCE_IP.setter
+    def LOCAL_SOURCE_IP(self, value: str) -> None:
+        self._local.source_ip = value
+
+
+def _per_thread_source_ip(converter: Any) -> None:
+    """Make ``converter.LOCAL_SOURCE_IP`` a per-thread value (once)."""
+    cls = converter.__class__
+    if not issubclass(cls, _ThreadLocalSourceIp):
+        converter.__class__ = type(f"ThreadLocal{cls.__name__}", (_ThreadLocalSourceIp, cls), {})
+
+
 @contextlib.contextmanager
 def _thread_local_requests(chalice_app: Chalice) -> Iterator[None]:
     """Give ``chalice_app`` per-thread request state while serving; restore its class after."""
@@ -223,6 +244,7 @@ class AppRunner:
         self.threads = threads
         self._limiter: anyio.CapacityLimiter | None = None
         self.gateway = LocalGateway(chalice_app, chalice_config(chalice_app))
+        _per_thread_source_ip(self.gateway.event_converter)
 
     async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in one of at most ``threads`` worker threads (call on the loop)."""
@@ -339,13 +361,20 @@ def build_app(
             path = f"{path}?{request.url.query}"
         body = await request.body()
         headers = {k: v for k, v in request.headers.items()}
+        peer = request.client.host if request.client else "127.0.0.1"
+
+        def handle() -> dict[str, Any]:
+            # The peer address becomes the event's requestContext.identity.sourceIp, as API
+            # Gateway sets it (the runner makes this attribute per-thread: handlers run in
+            # parallel on SQLite).
+            runner.gateway.event_converter.LOCAL_SOURCE_IP = peer
+            answer: dict[str, Any] = runner.gateway.handle_request(
+                method=request.method, path=path, headers=headers, body=body or None
+            )
+            return answer
 
         def run() -> dict[str, Any]:
-            answer: dict[str, Any] = runner.call(
-                lambda: runner.gateway.handle_request(
-                    method=request.method, path=path, headers=headers, body=body or None
-                )
-            )
+            answer: dict[str, Any] = runner.call(handle)
             return answer
 
         try:
@@ -710,8 +739,14 @@ class LocalServer:
             static_dir=self._static_dir,
             access_log=self._access_log,
         )
+        # proxy_headers off: X-Forwarded-For must not choose the address that limits count.
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio"
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            ws="websockets-sansio",
+            proxy_headers=False,
         )
         server = uvicorn.Server(config)
         self._running = _Running(server=server, thread=None, sock=sock)

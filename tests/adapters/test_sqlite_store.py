@@ -146,8 +146,10 @@ def test_expired_items_are_invisible_at_once_and_swept_later(db_path: Path) -> N
     store.add_invitation("u2", "live", "Alice", now_ms=NOW)
     store.hit("chat:u1", 5, 10, NOW)
     store.put_ticket("t", "u1", NOW + 1_000)
+    store.create_user("g1", None, None, True, "Visitor", expires_at_s=NOW // 1000 + 10)
 
-    clock.advance(11_000)  # the finished room's time has come
+    clock.advance(11_000)  # the finished room's and the guest's time has come
+    assert store.get_user("g1") is None
     assert store.get_room("done") is None
     assert [r["id"] for r in store.list_rooms("finished")] == ["live"]
     with pytest.raises(VersionConflict):
@@ -160,8 +162,8 @@ def test_expired_items_are_invisible_at_once_and_swept_later(db_path: Path) -> N
     assert not store.subscribe("c1", "live")
     assert store.list_invitations("u2") == [{"room_id": "live", "host_name": "Alice"}]
 
-    # The sweep deletes what expired: room, connection, subscription, rate window, ticket.
-    assert store.sweep() == 5
+    # The sweep deletes what expired: guest, room, connection, subscription, window, ticket.
+    assert store.sweep() == 6
     assert store.list_chat("done") == []
     assert store.get_room("live") is not None
     assert store.sweep() == 0
