@@ -82,9 +82,7 @@ class _View:
         self.rerolls = [(r["player_id"], int(r["count"])) for r in table.get("rerolls") or []]
         seats = [p["id"] for p in view["players"] if not (p["eliminated"] or p["resigned"])]
         self.players = len(seats)
-        self.next_id = (
-            seats[(seats.index(self.me) + 1) % len(seats)] if self.me in seats else None
-        )
+        self.next_id = seats[(seats.index(self.me) + 1) % len(seats)] if self.me in seats else None
 
     def act(self, action: Action) -> Action:
         return {**action, "turn": self.turn}
