@@ -275,6 +275,20 @@ def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     return _bid(seat, *_pick(_weigh(seat, scored), roller))
 
 
+def medium(seat: Seat) -> Action:
+    """The strong bot's scoring with nothing read or learned, always the best reply.
+
+    It scores calls and raises like the strong bot, but takes the bidder's hand as plain
+    dice (the bid says nothing about it), uses the prior call rates for everyone and never
+    mixes or bluffs: a sound, readable player.
+    """
+    from dataclasses import replace
+
+    from .dice import ScriptedRoller
+
+    return strong(replace(seat, bidder=None), {}, ScriptedRoller())
+
+
 # -- dispatch ---------------------------------------------------------------------------------
 
 _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
@@ -294,6 +308,8 @@ def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Rol
     memory["w"] = int(view["settings"]["wildcard_chance"])
     if level == "easy":
         return easy(seat, roller)
+    if level == "medium":
+        return medium(seat)
     baseline = _BASELINES.get(level)
     if baseline is not None:
         return baseline(seat, roller)

@@ -22,8 +22,8 @@ FINAL_REVEAL_MS: Final = 3000
 """The fixed three-second final reveal before results are published."""
 MAX_BOTS: Final = 9
 
-BotLevel = Literal["easy", "strong"]
-BOT_LEVELS: Final = ("easy", "strong")
+BotLevel = Literal["easy", "medium", "strong"]
+BOT_LEVELS: Final = ("easy", "medium", "strong")
 ContinueMode = Literal["auto", "manual"]
 
 
