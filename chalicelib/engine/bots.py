@@ -100,7 +100,9 @@ def _interpolate(rates: tuple[float, ...], probability: float) -> float:
     """A smooth call rate from per-bin rates (bin centres at 0.1, 0.3, ...)."""
     x = probability * CALL_BINS - 0.5
     if x <= 0:
-        return rates[0]
+        # below the first bin's centre the rate rises to certainty: anyone calls a bid that
+        # cannot be true from their seat (a learned low rate there comes from near misses)
+        return rates[0] + (1 - rates[0]) * min(-x / 0.5, 1.0)
     if x >= CALL_BINS - 1:
         return rates[-1]
     i = int(x)
