@@ -208,7 +208,10 @@ def rows_for(args: argparse.Namespace) -> list[Row]:
                     )
                 )
     if "ladder" in args.suites:
-        systems = {"classic": {"wildcard_chance": 10, "penalty": "discard"}, **SYSTEMS}
+        systems: dict[str, dict[str, Any]] = {
+            "classic": {"wildcard_chance": 10, "penalty": "discard"},
+            **SYSTEMS,
+        }
         for system, extra in systems.items():
             if system not in args.systems:
                 continue
@@ -223,6 +226,7 @@ def rows_for(args: argparse.Namespace) -> list[Row]:
                         args.games_ladder,
                         0.60,
                         args.seed,
+                        "10% discard" if system == "classic" else "",
                     )
                 )
     return rows
@@ -249,11 +253,11 @@ def main() -> None:
         default=["classic", "systems", "exploiters", "ladder"],
         choices=["classic", "systems", "exploiters", "ladder"],
     )
-    parser.add_argument("--games", type=int, default=400, help="games per row at 3+ players")
-    parser.add_argument("--games-heads-up", type=int, default=1000, help="classic heads-up rows")
+    parser.add_argument("--games", type=int, default=300, help="games per row at 3+ players")
+    parser.add_argument("--games-heads-up", type=int, default=600, help="classic heads-up rows")
     parser.add_argument("--games-systems-heads-up", type=int, default=1000)
     parser.add_argument("--games-exploiters", type=int, default=600)
-    parser.add_argument("--games-ladder", type=int, default=600)
+    parser.add_argument("--games-ladder", type=int, default=500)
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2 here)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="classic")

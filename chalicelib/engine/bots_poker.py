@@ -10,8 +10,9 @@ the cup. Levels (docs/BOTS.md):
   better hand. It plays like the ``naive`` baseline.
 - ``medium``: as easy, but weighs what the claimant kept (the dice they did not reroll
   presumably carry the claim) and calls below 35 %.
-- ``strong``: the claimant's hidden dice are a mixture: kept dice that carry the claim, and
-  the announced rerolls as fresh dice. It calls when the claim's chance of being false beats
+- ``strong``: reads each claimant three ways (their hidden dice are a fresh roll; the dice
+  they kept carry the claim; they are truthful beyond that), weighed by how well each reading
+  foretold that player's challenged claims (Bayes, from public reveals). It calls when the claim's chance of being false beats
   its own chance of surviving if it accepts (how likely it can then beat the claim truly, or
   pass a believable lie). After accepting it picks the reroll that gives the best chance of
   a hand above the claim (every subset of its hidden dice, exactly). It claims its true hand
@@ -25,6 +26,7 @@ rerolls unmatched dice, claims its hand or the lowest better hand).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from functools import lru_cache
 from itertools import combinations
@@ -146,35 +148,29 @@ def claim_probability(v: _View, kept_weight: float, memory: dict[str, Any] | Non
     return (1 - kept_weight) * rnd + kept_weight * kept
 
 
-PRIOR_CLAIMS = 1.5
-PRIOR_RANDOM, PRIOR_KEPT = 0.3, 0.8
-"""Pseudo-observations: claims whose fresh-roll chance is 0.3 and kept-dice chance 0.8, true
-as often as ``KEPT_WEIGHT`` predicts."""
+MODELS = ("fresh", "kept", "truthful")
+PRIOR_MODELS = (0.45, 0.4, 0.15)
+"""Three readings of a claimant, with prior weights: their hidden dice are a fresh roll (a
+wild bluffer), their kept dice carry the claim, or they are truthful beyond that."""
 DECAY_AT = 60
 
 
-def fitted(memory: dict[str, Any], player_id: str, rnd: float, kept: float) -> float:
-    """The claim's chance under the mixture that fits the player's challenged claims.
+def _model_chances(rnd: float, kept: float) -> tuple[float, float, float]:
+    """The claim's chance under each reading (kept never below fresh)."""
+    kept = max(kept, rnd)
+    return rnd, kept, 1 - (1 - kept) * 0.3
 
-    Counters per player: claims challenged, how many were true, and the sums of the two
-    estimates at the time (per mille). A player whose claims come true as often as the
-    kept-dice estimate says is believed like that; one below even the fresh-roll estimate
-    (a wild bluffer) has the fresh-roll chance scaled down.
+
+def fitted(memory: dict[str, Any], player_id: str, rnd: float, kept: float) -> float:
+    """The claim's chance, weighing the three readings by how well each foretold the player's
+    challenged claims (Bayes: each reading's log-likelihood is kept per player, in milli-nats).
     """
     s = _stats(memory, player_id)
-    n, t, r, k = s[0], s[1], s[2], s[3]
-    prior_true = PRIOR_RANDOM + KEPT_WEIGHT * (PRIOR_KEPT - PRIOR_RANDOM)
-    truths = t + PRIOR_CLAIMS * prior_true
-    r_sum = r / 1000 + PRIOR_CLAIMS * PRIOR_RANDOM
-    k_sum = k / 1000 + PRIOR_CLAIMS * PRIOR_KEPT
-    if truths < r_sum:
-        return rnd * truths / r_sum
-    if truths > k_sum:
-        # truer still than the kept-dice estimate: believe them beyond it
-        more = (truths - k_sum) / max(n + PRIOR_CLAIMS - k_sum, 1e-6)
-        return kept + (1 - kept) * min(more, 1.0)
-    w = (truths - r_sum) / max(k_sum - r_sum, 1e-6)
-    return (1 - w) * rnd + w * kept
+    logs = [math.log(w) + s[1 + i] / 1000 for i, w in enumerate(PRIOR_MODELS)]
+    top = max(logs)
+    weights = [math.exp(x - top) for x in logs]
+    total = sum(weights)
+    return sum(w * c for w, c in zip(weights, _model_chances(rnd, kept), strict=True)) / total
 
 
 PRIOR_RESPONSES, PRIOR_CALL_RATE = 4.0, 0.6
@@ -187,8 +183,8 @@ def call_rate(memory: dict[str, Any], player_id: str | None) -> float:
 
 
 STAT_LEN = 6
-"""Per player: claims challenged, true ones, sums of the two estimates (per mille),
-claims passed to them, calls."""
+"""Per player: claims challenged, the three readings' log-likelihoods (milli-nats), claims
+passed to them, calls."""
 
 
 def _stats(memory: dict[str, Any], player_id: str) -> list[int]:
@@ -197,7 +193,7 @@ def _stats(memory: dict[str, Any], player_id: str) -> list[int]:
 
 
 def observe(memory: dict[str, Any], reveal: Any) -> None:
-    """Count each challenged claim: true or not, and what the two estimates said (public)."""
+    """Score each reading of the claimant by their challenged claim; count calls (public)."""
     from .poker import bid_hand, bid_rank, parse_face
 
     extra = reveal.extra
@@ -220,15 +216,15 @@ def observe(memory: dict[str, Any], reveal: Any) -> None:
 
     s = counters(claimant)
     s[0] += 1
-    s[1] += int(true)
-    s[2] += round(rnd * 1000)
-    s[3] += round(kept * 1000)
+    for i, chance in enumerate(_model_chances(rnd, kept)):
+        chance = min(max(chance, 0.02), 0.98)
+        s[1 + i] += round(1000 * math.log(chance if true else 1 - chance))
     # every announced reroll followed an acceptance; the challenger called
     for r in extra.get("rerolls", []):
         counters(r["player_id"])[4] += 1
-    c = counters(reveal.challenger_id)
-    c[4] += 1
-    c[5] += 1
+    caller = counters(reveal.challenger_id)
+    caller[4] += 1
+    caller[5] += 1
     for s in stats.values():
         if max(s[0], s[4]) > DECAY_AT:
             s[:] = [x // 2 for x in s]

@@ -30,6 +30,7 @@ def test_a_bench_only_level_is_refused_and_adds_no_bot(api_env: Env) -> None:
     for level in ("random", "naive", "honest-reader", "hard"):
         resp = env.call("POST", f"/rooms/{rid}/bots", {"level": level}, token)
         assert resp.status_code == 400
+        assert resp.json["error"]["code"] == "invalid_input"
         assert resp.json["error"]["field"] == "level"
     room = env.ok("GET", f"/rooms/{rid}", None, token)
     assert [p["kind"] for p in room["players"]] == ["human"]

@@ -435,3 +435,36 @@ def test_no_level_in_any_rule_system_reads_hidden_dice(
     scramble_hidden(room, pid, SeededRoller(seed + 1))
     after = rules.bot_action(bot_view(room, pid), level, copy.deepcopy(memory), SeededRoller(seed))
     assert after == before
+
+
+def test_the_strong_poker_bot_believes_a_claimant_less_once_their_claims_proved_false() -> None:
+    from chalicelib.engine import bots_poker
+    from chalicelib.engine.poker import ACE, bid_of
+
+    def challenged(claim: list[int], cup: str, rerolled: int) -> Reveal:
+        return Reveal(
+            round=1,
+            bid=bid_of("p2", tuple(claim)),
+            challenger_id="p1",
+            count=0,
+            loser_id="p2",
+            winner_id="p1",
+            penalty="life",
+            eliminated=[],
+            rows=[],
+            extra={
+                "cup": list(cup),
+                "exposed": [],
+                "rerolls": [{"player_id": "p2", "count": rerolled}],
+            },
+        )
+
+    memory: dict[str, Any] = {}
+    rnd, kept = 0.1, 0.6
+    before = bots_poker.fitted(memory, "p2", rnd, kept)
+    # two claims of three aces with two dice rerolled, both false (no ace in the cup)
+    for _ in range(2):
+        bots_poker.observe(memory, challenged([ACE, ACE, ACE, 5, 4], "9TJQ9", 2))
+    after = bots_poker.fitted(memory, "p2", rnd, kept)
+    assert after < before - 0.1
+    assert memory["pk"]["p1"][5] == 2  # p1 called twice

@@ -8,7 +8,7 @@ import { botMark, isWildStars, settingsForm, settingsSummary } from './settings.
 let botLevel = 'strong';
 const BOT_LEVELS = [
   ['strong', 'Strong bot', 'Strong: plays the odds, reads how each player bids and calls, and bluffs now and then.'],
-  ['medium', 'Medium bot', 'Medium: plays sound odds from what it sees, takes bids at face value and never bluffs.'],
+  ['medium', 'Medium bot', 'Medium: plays sound odds from what it sees and takes bids at face value; it never bluffs by choice.'],
   ['easy', 'Easy bot', 'Easy: plays rough odds from its own dice, with habits that are easy to exploit.'],
 ];
 const botLevelHint = (value) => (BOT_LEVELS.find(([v]) => v === value) || BOT_LEVELS[0])[2];
