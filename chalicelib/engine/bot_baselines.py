@@ -108,7 +108,7 @@ def honest_reader(seat: Seat) -> Action:
     Granting that the bid is true, it raises that face by one when the count more likely than
     not reaches one more; otherwise it raises its own best face if that is likely, else it
     still answers on the bid's face (it believes the bid) unless the bid is nearly impossible
-    from its own dice. It exploits a bot whose bids read its hand (and is exploited by bluffs).
+    given its own dice. It exploits a bot whose bids read its hand (and is exploited by bluffs).
     """
     p = seat.p_milli
     best = max(range(1, 7), key=lambda f: (seat.mine[f], f))
