@@ -40,14 +40,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -322,7 +325,7 @@ class Config:
     pace: tuple[float, float] = (0.2, 0.6)
     dice: int = 2
     seed: int = 1
-    ramp_seconds: float = 5.0
+    ramp_seconds: float = 20.0
     room_timeout: float = 900.0
     two_human_share: float = 0.3
     spectator_share: float = 0.1
@@ -788,10 +791,12 @@ def summary_lines(report: Report, cfg: Config) -> list[str]:
 # --- the server -------------------------------------------------------------------------------
 
 
-def serve_options(requested: list[str]) -> list[str]:
-    """The requested ``serve`` options this server knows (per ``serve --help``); others are dropped."""
-    if not requested:
-        return []
+def serve_options(requested: list[str], data_dir: str) -> list[str]:
+    """The requested ``serve`` options this server knows (per ``serve --help``); others are dropped.
+
+    A server with a data folder (``--data``) gets a fresh temporary one, so a load run never
+    writes into the user's own data.
+    """
     helptext = subprocess.run(
         [sys.executable, "-m", "chalicelib.local.cli", "serve", "--help"],
         cwd=REPO,
@@ -799,13 +804,19 @@ def serve_options(requested: list[str]) -> list[str]:
         text=True,
         timeout=60,
     ).stdout
+
+    def known(name: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", helptext) is not None
+
     kept = []
     for option in requested:
         name = option.split("=", 1)[0]
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", helptext):
+        if known(name):
             kept.append(option)
         else:
             print(f"note: this server's serve has no {name}; dropped", file=sys.stderr)
+    if known("--data") and not any(o.split("=", 1)[0] == "--data" for o in kept):
+        kept.append(f"--data={data_dir}")
     return kept
 
 
@@ -876,7 +887,7 @@ def main(argv: list[str] | None = None) -> int:
         "--rules", default="", help="only these rule systems, comma-separated (default: a mix)"
     )
     parser.add_argument(
-        "--ramp", type=float, default=5.0, help="spread room starts over this many seconds"
+        "--ramp", type=float, default=20.0, help="spread room starts over this many seconds (20)"
     )
     parser.add_argument(
         "--room-timeout",
@@ -892,6 +903,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--url", help="a running server's base URL instead of starting one")
     parser.add_argument("--ws-url", help="its WebSocket URL (default: the base URL's /ws)")
+    parser.add_argument(
+        "--bot-think",
+        default="0:300",
+        metavar="MIN:MAX",
+        help="bots' think time in ms for the started server (default 0:300; the server's own "
+        "default is 1000:2500)",
+    )
     parser.add_argument(
         "--wait", type=float, default=15.0, help="a waiting human re-reads the room after this"
     )
@@ -912,11 +930,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     proc = None
+    cleanup: Any = None
     if args.url:
         base_url = args.url.rstrip("/")
     else:
-        env = dict(item.split("=", 1) for item in args.server_env)
-        proc, base_url = start_server(serve_options(args.server_arg), env)
+        low, _, high = args.bot_think.partition(":")
+        env = {"BOT_THINK_MIN_MS": low, "BOT_THINK_MAX_MS": high or low}
+        env.update(item.split("=", 1) for item in args.server_env)
+        data_dir = tempfile.mkdtemp(prefix="liars-load-")
+        cleanup = functools.partial(shutil.rmtree, data_dir, ignore_errors=True)
+        proc, base_url = start_server(serve_options(args.server_arg, data_dir), env)
     ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
     cfg = Config(
         base_url=base_url,
@@ -940,6 +963,8 @@ def main(argv: list[str] | None = None) -> int:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        if cleanup is not None:
+            cleanup()
     for line in summary_lines(report, cfg):
         print(line)
     for problem in report.problems[: args.problems]:
