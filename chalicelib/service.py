@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from chalicelib import auth
+from chalicelib import auth, observability
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
 from chalicelib.engine import room as lobby
@@ -353,6 +353,7 @@ class Service:
         try:
             new_version = self._save(room, version, before, advanced + events)
         except VersionConflict as lost:
+            observability.conflict()
             uid = caller.user_id if caller else None
             current = lost.current
             shown = view(Room.from_dict(current.state), current.version, uid) if current else None
@@ -379,6 +380,7 @@ class Service:
             try:
                 return room, self._save(room, version, before, events)
             except VersionConflict as lost:
+                observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
         raise conflict("the room is busy; try again")
 
@@ -671,6 +673,7 @@ def _after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> 
     """After a successful write: push each watcher its own view, and wake the room at its deadline."""
     from chalicelib import realtime
 
+    observability.room_committed(room, version, events)
     realtime.after_commit(deps, room, version, events)
 
 

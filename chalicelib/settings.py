@@ -19,6 +19,8 @@ Storage and AWS
     SCHEDULER_ROLE_ARN      Role that EventBridge Scheduler assumes to invoke that Lambda;
                             required for timers in AWS.
     SCHEDULER_GROUP         Schedule group for room timers (default ``default``).
+    TIMER_DEAD_LETTER_ARN   SQS queue that receives a room wake-up EventBridge Scheduler could
+                            not deliver after its retries (optional; none when unset).
 
 Token signing secret (the first one set wins; one of them is required to sign tokens)
     TOKEN_SECRET_ARN        Secrets Manager secret id/ARN holding the signing keys.
@@ -68,6 +70,7 @@ class Settings:
     timer_function_arn: str | None = None
     scheduler_role_arn: str | None = None
     scheduler_group: str = "default"
+    timer_dead_letter_arn: str | None = None
     token_secret_arn: str | None = None
     token_secret_param: str | None = None
     token_secret: str | None = None
@@ -95,6 +98,7 @@ class Settings:
             timer_function_arn=_str(e, "TIMER_FUNCTION_ARN"),
             scheduler_role_arn=_str(e, "SCHEDULER_ROLE_ARN"),
             scheduler_group=_str(e, "SCHEDULER_GROUP") or d.scheduler_group,
+            timer_dead_letter_arn=_str(e, "TIMER_DEAD_LETTER_ARN"),
             token_secret_arn=_str(e, "TOKEN_SECRET_ARN"),
             token_secret_param=_str(e, "TOKEN_SECRET_PARAM"),
             token_secret=_str(e, "TOKEN_SECRET"),
