@@ -32,6 +32,7 @@ Prices come from ``bench/prices.json`` (region, date, editable).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import math
@@ -40,7 +41,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -326,6 +327,19 @@ class CountingNotifier:
         return True
 
 
+class CountingStream(io.TextIOBase):
+    """Stands in for Lambda's stdout: counts what CloudWatch Logs would ingest."""
+
+    def __init__(self, meter: Meter) -> None:
+        super().__init__()
+        self.meter = meter
+
+    def write(self, text: str) -> int:
+        """Count the bytes of ``text``."""
+        self.meter.counts.log_bytes += len(text.encode())
+        return len(text)
+
+
 class LogBytes(logging.Handler):
     """Counts the bytes the app logs (what CloudWatch Logs would ingest)."""
 
@@ -435,16 +449,31 @@ class Bench:
         )
         self.client = Client(app_module.app)
         self.roller = SeededRoller(11)
-        self.handler = LogBytes(meter)
-        logging.getLogger().addHandler(self.handler)
-        logging.getLogger().setLevel(logging.INFO)
+        self.handler: logging.Handler | None = None
+        self.observability: Any = None
+        self.stdout = CountingStream(meter)  # what a Lambda prints goes to CloudWatch Logs
+        try:
+            from chalicelib import observability
+        except ImportError:
+            observability = None
+        if observability is not None and hasattr(observability, "enable"):
+            # the app's own structured logs and EMF metrics, as Lambda would write them
+            self.observability = observability
+            observability.enable(stream=self.stdout)
+        else:
+            self.handler = LogBytes(meter)
+            logging.getLogger().addHandler(self.handler)
+            logging.getLogger().setLevel(logging.INFO)
         self.connection_seq = 0
 
     def close(self) -> None:
         """Undo the global wiring and logging."""
         from chalicelib import wiring
 
-        logging.getLogger().removeHandler(self.handler)
+        if self.handler is not None:
+            logging.getLogger().removeHandler(self.handler)
+        if self.observability is not None:
+            self.observability.disable()
         wiring.reset_deps()
 
     # invocations ---------------------------------------------------------------------------
@@ -457,7 +486,8 @@ class Bench:
         m.excluded = 0.0
         t0 = time.perf_counter()
         try:
-            yield
+            with redirect_stdout(self.stdout):
+                yield
         finally:
             code_ms = max(0.0, (time.perf_counter() - t0 - m.excluded) * 1000)
             aws_ms = sum(self.latency.get(service, 0) * n for service, n in m.calls.items())
