@@ -939,7 +939,9 @@ def main(argv: list[str] | None = None) -> int:
         env.update(item.split("=", 1) for item in args.server_env)
         data_dir = tempfile.mkdtemp(prefix="liars-load-")
         cleanup = functools.partial(shutil.rmtree, data_dir, ignore_errors=True)
-        proc, base_url = start_server(serve_options(args.server_arg, data_dir), env)
+        options = serve_options(args.server_arg, data_dir)
+        proc, base_url = start_server(options, env)
+        print(f"server: liars-dice serve {' '.join(options)} (bot think {args.bot_think} ms)")
     ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
     cfg = Config(
         base_url=base_url,
