@@ -153,6 +153,14 @@ def openapi() -> dict[str, Any]:
     return s.openapi_document()
 
 
+@app.route("/asyncapi.json", methods=["GET"])
+def asyncapi() -> dict[str, Any]:
+    """The AsyncAPI 3.0 description of the WebSocket, generated from the same pydantic models."""
+    from chalicelib.asyncapi import asyncapi_document
+
+    return asyncapi_document()
+
+
 # --- accounts --------------------------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@ import { h, mount, panel } from './dom.js';
 import { state } from './core.js';
 import { chatPanel } from './chat.js';
 import { renderGame } from './game.js';
+import { decorate, displayRoom } from './table.js';
 import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
 import { rulesLabel } from './settings.js';
 
@@ -54,7 +55,10 @@ export function updateRoomScreen(container) {
       room.recreated_as ? h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}` }, 'Go to the new room') : null,
       h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby')));
   } else {
-    renderGame(els.body, room);
+    // The live table: the room as it stands at this moment of the push's events.
+    const shown = displayRoom(room);
+    renderGame(els.body, shown);
+    decorate(els.body, shown);
   }
 }
 
