@@ -19,6 +19,14 @@ import load
 
 @pytest.fixture(scope="module")
 def report() -> Iterator[load.Report]:
+    with pytest.MonkeyPatch.context() as patch:
+        # bots answer at once (their think time only stretches the game in table time)
+        patch.setenv("BOT_THINK_MIN_MS", "0")
+        patch.setenv("BOT_THINK_MAX_MS", "0")
+        yield from _run()
+
+
+def _run() -> Iterator[load.Report]:
     with LocalServer(access_log=lambda _: None) as server:
         cfg = load.Config(
             base_url=server.url,
