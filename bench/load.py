@@ -712,8 +712,12 @@ class Report:
 
 async def run_load(cfg: Config) -> Report:
     """Run every room at once (their starts spread over the ramp) and check them all."""
+    # idle connections are dropped well before the server's keep-alive timeout (uvicorn: 5 s),
+    # so a request never races the server closing the connection it was sent on
     limits = httpx.Limits(
-        max_connections=cfg.rooms * 2 + 10, max_keepalive_connections=cfg.rooms * 2
+        max_connections=cfg.rooms * 2 + 10,
+        max_keepalive_connections=cfg.rooms * 2,
+        keepalive_expiry=2.0,
     )
     timeout = httpx.Timeout(cfg.request_timeout)
     started = time.perf_counter()
