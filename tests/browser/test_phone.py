@@ -90,9 +90,15 @@ def no_validator_words(text: str) -> None:
     assert not VALIDATOR_WORDS.search(text), text
 
 
-def shot(page: Page, size: tuple[int, int], name: str) -> None:
+def shot(page: Page, size: tuple[int, int], name: str, at: str | None = None) -> None:
+    """What the phone shows (one screen), scrolled to ``at`` when given."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"phone-{size[0]}x{size[1]}-{name}.png"), full_page=True)
+    page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
+    if at:
+        page.locator(at).first.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(SHOTS / f"phone-{size[0]}x{size[1]}-{name}.png"))
+    page.evaluate("window.scrollTo(0, 0)")
 
 
 def rest(
@@ -317,8 +323,7 @@ def test_phone_game_with_a_long_name_and_ten_players_of_ten_dice(
         page.fill(by_testid("bid-quantity"), "60")
         preview = page.inner_text(by_testid("bid-preview"))
         assert preview == "You bid 60 sixes: at least 60 dice showing 6", preview
-        if size == SIZES[0]:
-            shot(page, size, "game")
+        shot(page, size, "game", at=by_testid("bid-panel"))
         version = page.get_attribute(by_testid("game-screen"), "data-version")
         page.click(by_testid("bid-submit"))
         # Sixty sixes among a hundred dice: the next bot calls Liar! and the round is revealed.
@@ -351,7 +356,8 @@ def test_phone_game_with_a_long_name_and_ten_players_of_ten_dice(
         idle = page.locator(by_testid("bid-panel")).bounding_box()
         assert idle is not None and idle["height"] < 110, idle
         assert "No bid yet" not in page.inner_text(by_testid("game-screen"))
-        shot(page, size, "reveal")
+        shot(page, size, "cards", at=by_testid("player-cards"))
+        shot(page, size, "reveal", at=by_testid("reveal"))
 
         page.click(by_testid("resign"))
         page.click(by_testid("resign-confirm"))
@@ -366,12 +372,34 @@ def test_phone_game_with_a_long_name_and_ten_players_of_ten_dice(
             "[data-testid='dice-chart']",
             ".legend li",
         )
+        # The same results rated (the worst case: ten 24-character names with ratings).
+        page.evaluate(
+            """async (name) => {
+              const { resultsCard } = await import('/results.js');
+              const players = Array.from({ length: 10 }, (_, i) => ({
+                id: `p${i}`, name: i ? `${name.slice(2, 22)}_${i}`.padEnd(24, 'x') : name, kind: 'human', seat: i, dice_count: 10 - i, rank: i + 1,
+              }));
+              const ranking = players.map((p, i) => ({ player_id: p.id, rank: i + 1, rating_before: 1512.3 + i, rating_after: 1498.7 - i * 3.1 }));
+              const card = resultsCard({ id: 'stub-rated', rated: true, players, settings: { rules: 'classic' }, me: {},
+                results: { ranking, dice_progress: [{ round: 1, counts: {} }] } });
+              card.id = 'stub-results';
+              document.querySelector('#app').prepend(card);
+            }""",
+            NAME,
+        )
+        check_layout(page, "#stub-results [data-testid='ranking-row']", "#stub-results td")
         labels = page.evaluate(
-            """() => [...document.querySelectorAll("[data-testid='ranking-row']:first-child td")]
+            """() => [...document.querySelectorAll("#stub-results [data-testid='ranking-row']:first-child td")]
                 .map((td) => getComputedStyle(td, '::before').content + '|' + td.textContent)"""
         )
-        assert any("ELO after" in cell for cell in labels), labels
-        assert any("Change" in cell for cell in labels), labels
+        # "ELO 1512.3 → 1498.7 −13.6": before, after and change, on screen and named
+        assert labels[3:] == ['"ELO "|1512.3', '"→ "|1498.7', "none|−13.6"] or labels[3:] == [
+            '"ELO "|1512.3',
+            '"→ "|1498.7',
+            '""|−13.6',
+        ], labels
+        shot(page, size, "results-rated", at="#stub-results")
+        page.evaluate("document.querySelector('#stub-results').remove()")
         smallest = page.evaluate(
             """() => Math.min(...[...document.querySelectorAll('.chart text')]
                 .map((t) => t.getBoundingClientRect().height))"""
@@ -382,7 +410,8 @@ def test_phone_game_with_a_long_name_and_ten_players_of_ten_dice(
                 .map((p) => p.getAttribute('points') + p.getAttribute('stroke-dasharray'))"""
         )
         assert len(lines) == 10 and len(set(lines)) == 10
-        shot(page, size, "results")
+        shot(page, size, "results", at=by_testid("final-results"))
+        shot(page, size, "chart", at=by_testid("dice-chart"))
 
         # 8. The ELO preview table names its columns (answer stubbed: this game is unrated).
         page.route(
@@ -489,7 +518,7 @@ def test_phone_joining_words_passcode_invitation_and_denial(
         assert "15 minutes" in text and "invite" in text, text
         check_layout(page, "[data-testid='waiting-room'] .card", "[data-testid='join-error']")
         if size == SIZES[0]:
-            shot(page, size, "passcode-locked")
+            shot(page, size, "passcode-locked", at="[data-slot='join']")
 
         # 3. Invited: no passcode asked, and joining works (even while locked out).
         rest(base, "POST", f"/rooms/{locked}/invitations", {"username": guest_name}, h_token)

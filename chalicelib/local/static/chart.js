@@ -53,7 +53,8 @@ export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round
         points: points.map(([px, py]) => `${px},${py}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2.5, 'stroke-linejoin': 'round',
         'stroke-dasharray': DASHES[index % DASHES.length],
       }),
-      points.map(([px, py]) => s('circle', { cx: px, cy: py, r: 3.5, fill: color })));
+      // Markers only while they stay apart; a long game is read from its lines.
+      innerW / progress.length >= 8 ? points.map(([px, py]) => s('circle', { cx: px, cy: py, r: 3.5, fill: color })) : null);
   });
 
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': `${what} progress by ${step.toLowerCase()}` }, grid, series);

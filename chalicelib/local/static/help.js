@@ -35,6 +35,7 @@ const SYSTEMS = [
   {
     rules: 'poker',
     name: 'Poker Liar Dice',
+    tab: 'Poker',
     goal: 'Keep a life. Everyone starts with the room’s lives (3 by default).',
     steps: [
       'One cup of five dice, faces 9 10 J Q K A, goes round the table.',
@@ -52,6 +53,7 @@ let dialog = null;
 
 function panelFor(system) {
   return h('section', { class: 'howto-panel', testid: `how-to-panel-${system.rules}`, dataset: { rules: system.rules } },
+    h('h3', { class: 'howto-title' }, system.name),
     h('p', { class: 'howto-goal' }, h('strong', {}, 'Goal: '), system.goal),
     h('ol', { class: 'howto-steps' }, system.steps.map((step) => h('li', {}, step))),
     h('ul', { class: 'howto-tips muted small' }, system.tips.map((tip) => h('li', {}, tip))));
@@ -71,7 +73,7 @@ export function openHowToPlay(rules = 'classic') {
     tabs.append(h('button', {
       type: 'button', class: 'tab', role: 'tab', dataset: { rules: system.rules }, testid: `how-to-tab-${system.rules}`,
       onclick: () => show(system.rules),
-    }, system.name));
+    }, system.tab || system.name));
   }
   const close = h('button', { type: 'button', class: 'btn btn-ghost btn-small', testid: 'how-to-close', onclick: () => dialog.close() }, 'Close');
   dialog = h('dialog', { class: 'howto', testid: 'how-to-play-dialog', 'aria-label': 'How to play' },

@@ -63,7 +63,7 @@ export function resultsCard(room) {
     h('div', { class: 'results-head' },
       h('h2', {}, 'Game over'),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'ranking-table', testid: 'ranking-table' },
+    h('div', { class: 'table-wrap' }, h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, poker ? 'Final lives' : 'Final dice'),
         h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
       h('tbody', {}, rows))),

@@ -35,7 +35,11 @@ function playerRow(room, player) {
   ];
   let status;
   if (bot) {
-    status = h('span', { class: 'muted small' }, `Automatic bot${player.level ? ` · ${player.level}` : ''}`);
+    // Phones keep the level and drop the words: "strong bot" rather than "Automatic bot · strong".
+    status = player.level
+      ? h('span', { class: 'muted small player-row-status', title: 'Automatic bot' },
+        h('span', { class: 'wide-only' }, 'Automatic bot · '), player.level, h('span', { class: 'narrow-only' }, ' bot'))
+      : h('span', { class: 'muted small player-row-status' }, 'Automatic bot');
   } else {
     status = h('span', { class: ['ready-state', player.ready ? 'is-ready' : 'not-ready'] }, player.ready ? 'Ready' : 'Not ready');
   }
