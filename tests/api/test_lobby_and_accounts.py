@@ -144,7 +144,9 @@ def test_a_malformed_passcode_is_refused_without_using_up_an_attempt(api_env: En
         answer = env.call("POST", f"/rooms/{rid}/join", {"passcode": bad}, guesser)
         assert answer.status_code == 400
         assert answer.json["error"]["field"] == "passcode"
-    wrong = [env.call("POST", f"/rooms/{rid}/join", {"passcode": "0000"}, guesser) for _ in range(4)]
+    wrong = [
+        env.call("POST", f"/rooms/{rid}/join", {"passcode": "0000"}, guesser) for _ in range(4)
+    ]
     assert [_code(r) for r in wrong] == [(403, "wrong_passcode")] * 4
     assert env.ok("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, guesser)["me"]["player_id"]
 
