@@ -210,7 +210,6 @@ function bidPanel(room) {
     return h('section', { class: 'card bid-panel', testid: 'bid-panel' }, header, currentLine, h('p', { class: 'muted' }, why),
       g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act `, countdown(g.turn.deadline)) : null);
   }
-  if (g.phase !== 'bidding') return idleBidPanel(room);
 
   // Keep the player's selection while it is still legal; start fresh each round.
   const rules = rulesOf(room);
