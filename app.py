@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalice.app import Chalice, ChaliceViewError, Response
+from chalice.app import Chalice, ChaliceViewError, Rate, Response
 from pydantic import BaseModel
 
 from chalicelib import schemas as s
@@ -101,6 +101,8 @@ def api(
                         raise ApiError(404, "not_found", "no such resource")
                 headers = request.headers if request is not None else {}
                 caller = caller_from_header(headers.get("authorization"))
+                if caller is not None:
+                    _observability().bind(user_id=caller.user_id)
                 if auth == "signed_in":
                     caller = require(caller)
                 elif auth == "registered":
@@ -127,6 +129,18 @@ def api(
     return decorate
 
 
+def _observability() -> Any:
+    from chalicelib import observability
+
+    return observability
+
+
+@app.middleware("all")
+def observe(event: Any, get_response: Callable[[Any], Any]) -> Any:
+    """Every invocation: structured log context, one log line, metrics flushed at the end."""
+    return _observability().around_invocation(event, get_response)
+
+
 @app.route("/health", methods=["GET"])
 def health() -> dict[str, str]:
     """Liveness probe for load balancers and the local server."""
@@ -137,6 +151,14 @@ def health() -> dict[str, str]:
 def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 description, generated from the routes' own pydantic models."""
     return s.openapi_document()
+
+
+@app.route("/asyncapi.json", methods=["GET"])
+def asyncapi() -> dict[str, Any]:
+    """The AsyncAPI 3.0 description of the WebSocket, generated from the same pydantic models."""
+    from chalicelib.asyncapi import asyncapi_document
+
+    return asyncapi_document()
 
 
 # --- accounts --------------------------------------------------------------------------------
@@ -362,7 +384,10 @@ def room_start(call: Call, room_id: str) -> Any:
 )
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
-    return _service().act(call.caller, room_id, call.body.root.model_dump(exclude_none=True))
+    action = call.body.root.model_dump(exclude_none=True)
+    answer = _service().act(call.caller, room_id, action)
+    _observability().action_applied(action["type"])
+    return answer
 
 
 @api(
@@ -473,3 +498,9 @@ def room_timer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     payload = event if isinstance(event, dict) else {}
     result: dict[str, Any] = _realtime().on_timer(payload.get("room_id"), payload.get("version"))
     return result
+
+
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="games_gauge")
+def games_gauge(event: Any) -> None:
+    """Every five minutes: how many games are being played (the GamesRunning metric)."""
+    _observability().games_running(_service().store)

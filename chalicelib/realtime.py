@@ -106,7 +106,10 @@ def publish(room: Room, version: int, events: list[Event], *, deps: Deps | None 
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
     d = deps or current_deps()
     shown = events_for(room, events)
-    return _fan_out(d, room.id, lambda user_id: room_message(view(room, version, user_id), shown))
+    now = d.clock.now_ms()
+    return _fan_out(
+        d, room.id, lambda user_id: room_message(view(room, version, user_id, now), shown)
+    )
 
 
 def publish_chat(room_id: str, message: JsonDict, *, deps: Deps | None = None) -> int:
@@ -252,7 +255,7 @@ def parse_message(raw: str | None) -> ClientMessage:
 def _room_view_now(deps: Deps, room_id: str, user_id: str | None) -> JsonDict:
     """The room with passed deadlines applied (and saved, with pushes), as ``user_id`` sees it."""
     room, version = Service(deps).advance_room(room_id)
-    return room_message(view(room, version, user_id), [])
+    return room_message(view(room, version, user_id, deps.clock.now_ms()), [])
 
 
 def answer_message(

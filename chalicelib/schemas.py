@@ -565,6 +565,11 @@ class RoomView(Answer):
     pending_requests: list[dict[str, str]] | None = None
     game: GameOut | None
     results: ResultsOut | None
+    server_time: int | None = Field(
+        default=None,
+        description="The server's clock when this view was made (epoch ms): count deadlines "
+        "down against it, not against the device's clock.",
+    )
 
 
 class ChatUser(Answer):
@@ -717,3 +722,317 @@ def _path_params(path: str) -> list[str]:
 def _op_id(r: RouteSpec) -> str:
     parts = [p.strip("{}").replace("-", "_") for p in r.path.split("/") if p]
     return "_".join([r.method.lower(), *parts])
+
+
+# --- WebSocket pushes and their events (the AsyncAPI document, chalicelib/asyncapi.py) --------
+
+Stamp = Annotated[
+    str,
+    Field(
+        description="ISO 8601 UTC with milliseconds: when it happens at the table. A bot's move "
+        "may be stamped after the push is sent (its think time); play events at their stamps.",
+        examples=["2026-01-01T12:00:01.250Z"],
+    ),
+]
+By = Literal["player", "bot", "timeout"]
+DieOut = int | Literal["*"]
+
+
+class Event(Answer):
+    """What every event carries: its ``type`` and ``at``."""
+
+    at: Stamp
+
+
+class SeatEvent(Event):
+    """An event a seat caused, with who acted: the player, a bot, or the server on a timeout."""
+
+    player_id: str
+    by: By
+
+
+class MoveEvent(SeatEvent):
+    """A turn move of the running round (``round`` is the round it belongs to)."""
+
+    round: int
+
+
+class BidPlaced(MoveEvent):
+    """A bid or claim, with what it said (announced once, in the push of the change that made it).
+
+    Classic and Wild Stars: ``quantity`` and ``face`` (``"*"`` for a bid on stars). Wild Stars
+    adds ``show`` (the dice set out in the open with this bid, now public) and ``reroll``
+    (whether the rest of the cup was rerolled). Poker Liar Dice: ``hand`` (the five faces the
+    claim stands for) and ``category``.
+    """
+
+    type: Literal["bid_placed"]
+    quantity: int | None = None
+    face: FaceOut | None = None
+    show: list[DieOut] | None = None
+    reroll: bool | None = None
+    hand: list[PokerFace] | None = None
+    category: PokerCategory | None = None
+
+
+class LiarCalled(MoveEvent):
+    """Liar! on the current bid or claim; the reveal follows (``challenge_resolved``)."""
+
+    type: Literal["liar_called"]
+
+
+class ClaimAccepted(MoveEvent):
+    """Poker Liar Dice: the receiver accepted the claim passed to them."""
+
+    type: Literal["claim_accepted"]
+
+
+class DiceRerolled(MoveEvent):
+    """Poker Liar Dice: how many dice the cup's holder rerolled (announced; faces stay hidden).
+
+    ``exposed`` / ``unexposed``: cup positions set out in the open or taken back.
+    """
+
+    type: Literal["dice_rerolled"]
+    count: int = Field(ge=0, le=5)
+    exposed: list[int] | None = None
+    unexposed: list[int] | None = None
+
+
+class RollsStopped(MoveEvent):
+    """Poker Liar Dice: the holder stopped the five-aces rolls."""
+
+    type: Literal["rolls_stopped"]
+
+
+class TimeoutAction(Answer):
+    """The move the server played for a seat whose time ran out (a turn action)."""
+
+    type: Literal["bid", "liar", "claim", "accept", "reroll", "stop"]
+    quantity: int | None = None
+    face: FaceOut | None = None
+    hand: str | None = Field(default=None, description='Poker: always "better".')
+    dice: list[int] | None = None
+    unexpose: list[int] | None = None
+
+
+class TurnTimedOut(MoveEvent):
+    """A seat's turn deadline passed: ``action`` is the move played for it, announced next."""
+
+    type: Literal["turn_timed_out"]
+    by: Literal["timeout"]
+    turn: int
+    action: TimeoutAction
+
+
+class ChallengeResolved(Event):
+    """The round is decided: the full reveal is the view's ``game.last_reveal``."""
+
+    type: Literal["challenge_resolved"]
+    round: int
+    count: int
+    loser_id: str | None
+    winner_id: str
+
+
+class PlayerEliminated(Event):
+    """A seat lost its last die (or life) and takes the lowest free rank."""
+
+    type: Literal["player_eliminated"]
+    player_id: str
+    rank: int
+
+
+class PlayerResigned(SeatEvent):
+    """A seat resigned and takes the lowest free rank."""
+
+    type: Literal["player_resigned"]
+    rank: int
+
+
+class Agreed(SeatEvent):
+    """A player agreed to start the next round (Auto players and bots agree silently)."""
+
+    type: Literal["agreed"]
+
+
+class GameStarted(Event):
+    """Play began."""
+
+    type: Literal["game_started"]
+
+
+class RoundStarted(Event):
+    """A round began: everyone rolled; ``opener_id`` bids first."""
+
+    type: Literal["round_started"]
+    round: int
+    opener_id: str
+
+
+class RoundRestarted(Event):
+    """The round was dealt again after a resignation (bids cleared, same round number)."""
+
+    type: Literal["round_restarted"]
+    round: int
+    opener_id: str
+
+
+class BreakStarted(Event):
+    """The break between rounds began; it ends at ``deadline`` or when everyone agreed."""
+
+    type: Literal["break_started"]
+    deadline: Stamp
+
+
+class BreakEnded(Event):
+    """The break's deadline passed (the next round starts)."""
+
+    type: Literal["break_ended"]
+
+
+class FinalRevealStarted(Event):
+    """One player has dice left: the deciding reveal shows until ``deadline``."""
+
+    type: Literal["final_reveal_started"]
+    deadline: Stamp
+
+
+class GameFinished(Event):
+    """Results are published (the view's ``results``)."""
+
+    type: Literal["game_finished"]
+    winner_id: str | None
+
+
+class RoomCreated(Event):
+    """The room was opened."""
+
+    type: Literal["room_created"]
+
+
+class PlayerJoined(Event):
+    """A user took a seat."""
+
+    type: Literal["player_joined"]
+    user_id: str
+
+
+class JoinRequested(Event):
+    """A user asked the host to join (approval rooms)."""
+
+    type: Literal["join_requested"]
+    user_id: str
+
+
+class RoomRecreated(Event):
+    """A new waiting room was opened from this finished one."""
+
+    type: Literal["room_recreated"]
+    room_id: str
+
+
+EVENT_MODELS: tuple[type[Event], ...] = (
+    GameStarted,
+    RoundStarted,
+    RoundRestarted,
+    BidPlaced,
+    LiarCalled,
+    ClaimAccepted,
+    DiceRerolled,
+    RollsStopped,
+    TurnTimedOut,
+    ChallengeResolved,
+    PlayerEliminated,
+    PlayerResigned,
+    Agreed,
+    BreakStarted,
+    BreakEnded,
+    FinalRevealStarted,
+    GameFinished,
+    RoomCreated,
+    PlayerJoined,
+    JoinRequested,
+    RoomRecreated,
+)
+"""Every event type, each named once (past tense) by its ``type``."""
+
+AnyEvent = Annotated[
+    GameStarted
+    | RoundStarted
+    | RoundRestarted
+    | BidPlaced
+    | LiarCalled
+    | ClaimAccepted
+    | DiceRerolled
+    | RollsStopped
+    | TurnTimedOut
+    | ChallengeResolved
+    | PlayerEliminated
+    | PlayerResigned
+    | Agreed
+    | BreakStarted
+    | BreakEnded
+    | FinalRevealStarted
+    | GameFinished
+    | RoomCreated
+    | PlayerJoined
+    | JoinRequested
+    | RoomRecreated,
+    Field(discriminator="type"),
+]
+
+
+class RoomPush(Answer):
+    """After every change of a watched room: this viewer's room view and what happened."""
+
+    type: Literal["room"]
+    room: RoomView
+    events: list[AnyEvent] = Field(
+        description="Every event of the change, in order, each once; empty in a subscribe or "
+        "tick answer. A bid of the running round is never listed again later."
+    )
+    events_dropped: bool | None = Field(
+        default=None, description="The events did not fit one frame; the view is current."
+    )
+
+
+class RoomChangedPush(Answer):
+    """The view did not fit one frame: fetch ``GET /rooms/{room_id}``."""
+
+    type: Literal["room_changed"]
+    room_id: str
+    version: int
+
+
+class ChatPush(Answer):
+    """A chat message posted in a watched room."""
+
+    type: Literal["chat"]
+    room_id: str
+    message: ChatMessage
+
+
+class ErrorPush(Answer):
+    """A client message was refused (``action`` and ``room_id`` say which)."""
+
+    type: Literal["error"]
+    error: ErrorDetail
+    action: str | None = None
+    room_id: str | None = None
+
+
+class PongPush(Answer):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"]
+
+
+SERVER_MESSAGES: tuple[type[Answer], ...] = (
+    RoomPush,
+    RoomChangedPush,
+    ChatPush,
+    ErrorPush,
+    PongPush,
+)
+"""Every message the server sends over the WebSocket."""

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from chalicelib import auth
+from chalicelib import auth, observability
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
 from chalicelib.engine import room as lobby
@@ -154,10 +154,16 @@ def summary(room: Room) -> JsonDict:
     }
 
 
-def view(room: Room, version: int, user_id: str | None) -> JsonDict:
-    """The caller's view of the room (``engine.views.room_view``) with the stored version."""
+def view(room: Room, version: int, user_id: str | None, now: int | None = None) -> JsonDict:
+    """The caller's view of the room (``engine.views.room_view``) with the stored version.
+
+    ``server_time`` (epoch ms, the server's clock when the view was made) lets a client count
+    deadlines down on the server's clock rather than its own.
+    """
     out = room_view(room, user_id=user_id)
     out["version"] = version
+    if now is not None:
+        out["server_time"] = now
     return out
 
 
@@ -176,6 +182,10 @@ class Service:
     def now(self) -> int:
         """The server's clock, epoch ms."""
         return self.deps.clock.now_ms()
+
+    def _view(self, room: Room, version: int, user_id: str | None) -> JsonDict:
+        """``view`` stamped with the server's clock."""
+        return view(room, version, user_id, self.now())
 
     # --- accounts ---------------------------------------------------------------------
 
@@ -353,9 +363,12 @@ class Service:
         try:
             new_version = self._save(room, version, before, advanced + events)
         except VersionConflict as lost:
+            observability.conflict()
             uid = caller.user_id if caller else None
             current = lost.current
-            shown = view(Room.from_dict(current.state), current.version, uid) if current else None
+            shown = (
+                self._view(Room.from_dict(current.state), current.version, uid) if current else None
+            )
             raise conflict(
                 "the room changed while your request was in flight; nothing was applied", shown
             ) from None
@@ -379,6 +392,7 @@ class Service:
             try:
                 return room, self._save(room, version, before, events)
             except VersionConflict as lost:
+                observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
         raise conflict("the room is busy; try again")
 
@@ -428,12 +442,12 @@ class Service:
             max_open=self.cfg.max_rooms_per_user,
         )
         _after_commit(self.deps, room, version, [{"type": "room_created", "at": self.now()}])
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def get_room(self, room_id: str, caller: Caller | None) -> JsonDict:
         """The caller's view (passed deadlines are applied first)."""
         room, version = self._server_change(room_id)
-        return view(room, version, caller.user_id if caller else None)
+        return self._view(room, version, caller.user_id if caller else None)
 
     def tick(self, room_id: str, caller: Caller | None) -> JsonDict:
         """Apply every deadline that has passed; the caller's view."""
@@ -449,7 +463,7 @@ class Service:
         room, version = self._client_change(
             room_id, caller, lambda r: _run(lobby.update_settings, r, user, changes)
         )
-        return view(room, version, caller.user_id)
+        return self._view(room, version, caller.user_id)
 
     def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
         """Join (open), request (approval) or join with the passcode (attempts limited)."""
@@ -478,14 +492,14 @@ class Service:
         room, version = self._client_change(room_id, caller, change)
         if room.player_of_user(user.id) is not None:
             self._quietly(self.store.remove_invitation, user.id, room_id)
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, version = self._client_change(room_id, caller, lambda r: _run(lobby.leave, r, user))
         self._quietly(self.store.release_room, user.id, room_id)
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def set_ready(self, caller: Caller, room_id: str, ready: bool) -> JsonDict:
         """A member toggles ready."""
@@ -493,7 +507,7 @@ class Service:
         room, version = self._client_change(
             room_id, caller, lambda r: _run(lobby.set_ready, r, user, ready)
         )
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def approve(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host seats a pending requester."""
@@ -508,7 +522,7 @@ class Service:
             return [{"type": "player_joined", "user_id": user_id, "at": self.now()}]
 
         room, version = self._client_change(room_id, caller, change)
-        return view(room, version, caller.user_id)
+        return self._view(room, version, caller.user_id)
 
     def deny(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host turns a request down."""
@@ -516,7 +530,7 @@ class Service:
         room, version = self._client_change(
             room_id, caller, lambda r: _run(lobby.deny, r, host, user_id)
         )
-        return view(room, version, caller.user_id)
+        return self._view(room, version, caller.user_id)
 
     def invite(self, caller: Caller, room_id: str, username: str) -> JsonDict:
         """The host invites a registered user by username (404 for an unknown one)."""
@@ -536,7 +550,7 @@ class Service:
         self.store.add_invitation(
             invitee_id, room_id, host_seat.name if host_seat else caller.name, now_ms=self.now()
         )
-        return view(room, version, caller.user_id)
+        return self._view(room, version, caller.user_id)
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
         """The host adds a bot."""
@@ -551,7 +565,7 @@ class Service:
                 level,
             ),
         )
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def remove_bot(self, caller: Caller, room_id: str, player_id: str) -> JsonDict:
         """The host removes a bot."""
@@ -559,7 +573,7 @@ class Service:
         room, version = self._client_change(
             room_id, caller, lambda r: _run(lobby.remove_bot, r, user, player_id)
         )
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def start(self, caller: Caller, room_id: str) -> JsonDict:
         """The host starts play."""
@@ -574,10 +588,10 @@ class Service:
                     record = self.store.get_user(p.user_id) if p.user_id else None
                     if record is not None:
                         p.continue_mode = record.continue_mode
-            return lobby.start(room, user, self.deps.roller, self.now())
+            return lobby.start(room, user, self.deps.roller, self.now(), self.cfg.bot_think_ms)
 
         room, version = self._client_change(room_id, caller, change)
-        return view(room, version, user.id)
+        return self._view(room, version, user.id)
 
     def act(self, caller: Caller, room_id: str, action: JsonDict) -> JsonDict:
         """A player's bid, Liar!, agree or resign (``turn`` guards bid and Liar!)."""
@@ -589,7 +603,7 @@ class Service:
             return game_flow.act(room, seat.id, action, self.deps.roller, self.now())
 
         room, version = self._client_change(room_id, caller, change)
-        return view(room, version, caller.user_id)
+        return self._view(room, version, caller.user_id)
 
     def recreate(self, caller: Caller, room_id: str) -> JsonDict:
         """A participant opens a new waiting room with the same settings; the old one points to it."""
@@ -610,7 +624,7 @@ class Service:
         new = created[0]
         version = self.store.create_room(new.id, new.to_dict(), summary(new), owner_id=user.id)
         _after_commit(self.deps, new, version, [])
-        return view(new, version, user.id)
+        return self._view(new, version, user.id)
 
     def elo_preview(self, caller: Caller, room_id: str, order: list[str]) -> JsonDict:
         """The rating changes a complete finishing order would produce (participants only)."""
@@ -671,6 +685,7 @@ def _after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> 
     """After a successful write: push each watcher its own view, and wake the room at its deadline."""
     from chalicelib import realtime
 
+    observability.room_committed(room, version, events)
     realtime.after_commit(deps, room, version, events)
 
 

@@ -19,6 +19,8 @@ Storage and AWS
     SCHEDULER_ROLE_ARN      Role that EventBridge Scheduler assumes to invoke that Lambda;
                             required for timers in AWS.
     SCHEDULER_GROUP         Schedule group for room timers (default ``default``).
+    TIMER_DEAD_LETTER_ARN   SQS queue that receives a room wake-up EventBridge Scheduler could
+                            not deliver after its retries (optional; none when unset).
 
 Token signing secret (the first one set wins; one of them is required to sign tokens)
     TOKEN_SECRET_ARN        Secrets Manager secret id/ARN holding the signing keys.
@@ -41,6 +43,13 @@ Limits (operator caps, not game rules)
     CHAT_WINDOW_SECONDS     That window (default 10).
     PASSCODE_MAX_ATTEMPTS   Passcode attempts per user and room per window (default 5).
     PASSCODE_WINDOW_SECONDS That window (default 900 = 15 min).
+
+Pace of play
+    BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
+                            1000; 0 allowed). Each bot move, and the reveal after a bot's
+                            Liar!, is stamped a think time after the event before it.
+    BOT_THINK_MAX_MS        The longest (default 2500; at least BOT_THINK_MIN_MS). Test
+                            suites that play whole games against bots use a short range.
 """
 
 from __future__ import annotations
@@ -68,6 +77,7 @@ class Settings:
     timer_function_arn: str | None = None
     scheduler_role_arn: str | None = None
     scheduler_group: str = "default"
+    timer_dead_letter_arn: str | None = None
     token_secret_arn: str | None = None
     token_secret_param: str | None = None
     token_secret: str | None = None
@@ -81,6 +91,13 @@ class Settings:
     chat_window_seconds: int = 10
     passcode_max_attempts: int = 5
     passcode_window_seconds: int = 15 * 60
+    bot_think_min_ms: int = 1000
+    bot_think_max_ms: int = 2500
+
+    @property
+    def bot_think_ms(self) -> tuple[int, int]:
+        """The bots' think time range in ms (lowest, highest), as the engine takes it."""
+        return (self.bot_think_min_ms, self.bot_think_max_ms)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -95,6 +112,7 @@ class Settings:
             timer_function_arn=_str(e, "TIMER_FUNCTION_ARN"),
             scheduler_role_arn=_str(e, "SCHEDULER_ROLE_ARN"),
             scheduler_group=_str(e, "SCHEDULER_GROUP") or d.scheduler_group,
+            timer_dead_letter_arn=_str(e, "TIMER_DEAD_LETTER_ARN"),
             token_secret_arn=_str(e, "TOKEN_SECRET_ARN"),
             token_secret_param=_str(e, "TOKEN_SECRET_PARAM"),
             token_secret=_str(e, "TOKEN_SECRET"),
@@ -108,7 +126,31 @@ class Settings:
             chat_window_seconds=_int(e, "CHAT_WINDOW_SECONDS", d.chat_window_seconds),
             passcode_max_attempts=_int(e, "PASSCODE_MAX_ATTEMPTS", d.passcode_max_attempts),
             passcode_window_seconds=_int(e, "PASSCODE_WINDOW_SECONDS", d.passcode_window_seconds),
+            **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
         )
+
+
+def _think_range(env: Mapping[str, str], low: int, high: int) -> dict[str, int]:
+    """BOT_THINK_MIN_MS and BOT_THINK_MAX_MS: whole numbers, 0 allowed, min ≤ max."""
+    values = {"bot_think_min_ms": low, "bot_think_max_ms": high}
+    for name, key in (
+        ("BOT_THINK_MIN_MS", "bot_think_min_ms"),
+        ("BOT_THINK_MAX_MS", "bot_think_max_ms"),
+    ):
+        raw = _str(env, name)
+        if raw is None:
+            continue
+        try:
+            values[key] = int(raw, 10)
+        except ValueError:
+            raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+        if values[key] < 0:
+            raise ConfigError(f"{name} must be 0 or more, got {values[key]}")
+    if _str(env, "BOT_THINK_MIN_MS") is not None and _str(env, "BOT_THINK_MAX_MS") is None:
+        values["bot_think_max_ms"] = max(values["bot_think_max_ms"], values["bot_think_min_ms"])
+    if values["bot_think_min_ms"] > values["bot_think_max_ms"]:
+        raise ConfigError("BOT_THINK_MIN_MS must not exceed BOT_THINK_MAX_MS")
+    return values
 
 
 def _str(env: Mapping[str, str], name: str) -> str | None:

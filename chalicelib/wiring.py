@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chalicelib.ports import Clock, Notifier, Store, Timers
@@ -46,7 +46,7 @@ def get_deps() -> Deps:
     if _deps is None:
         with _lock:
             if _deps is None:
-                _deps = build_aws_deps(get_settings())
+                _deps = observed(build_aws_deps(get_settings()))
     return _deps
 
 
@@ -94,7 +94,17 @@ def build_aws_deps(settings: Settings) -> Deps:
             settings.timer_function_arn,
             settings.scheduler_role_arn,
             settings.region,
+            dead_letter_arn=settings.timer_dead_letter_arn,
         ),
         clock=SystemClock(),
         roller=default_roller(),
+    )
+
+
+def observed(deps: Deps) -> Deps:
+    """``deps`` with pushes and schedules counted as metrics (``chalicelib.observability``)."""
+    from chalicelib.observability import ObservedNotifier, ObservedTimers
+
+    return replace(
+        deps, notifier=ObservedNotifier(deps.notifier), timers=ObservedTimers(deps.timers)
     )

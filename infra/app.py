@@ -6,6 +6,9 @@ Run from ``infra/`` by the CDK CLI (``cdk.json``), or directly with ``python inf
 - ``stage``: ``dev`` (default) or ``prod``; also the Chalice stage in ``.chalice/config.json``.
 - ``token_secret_arn``: use an existing Secrets Manager secret instead of generating one.
 - ``chalice_source_dir``: the Chalice project to package (default: the repository root).
+- ``throttle_rate``, ``throttle_burst``, ``reserved_concurrency`` (JSON object by function
+  name), ``alarm_email``, ``api_gateway_account_role``: operations knobs, see
+  ``infra/operations.py`` and ``docs/OPERATIONS.md``.
 
 The Chalice construct writes its packages under ``./chalice.out`` of the working directory.
 """
@@ -19,6 +22,7 @@ import aws_cdk as cdk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from operations import OpsSettings
 from stack import REPO_ROOT, LiarsLiesStack
 
 
@@ -32,6 +36,7 @@ def main() -> None:
         stage,
         source_dir=source_dir,
         token_secret_arn=app.node.try_get_context("token_secret_arn"),
+        ops=OpsSettings.from_context(app.node.try_get_context),
     )
     app.synth()
 

@@ -24,8 +24,10 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sam as sam
 from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_sqs as sqs
 from chalice.cdk import Chalice
 from constructs import Construct
+from operations import OpsSettings, add_operations
 
 APP_NAME = "liars-lies"
 TIMER_FUNCTION = "room_timer"
@@ -63,12 +65,14 @@ class LiarsLiesStack(cdk.Stack):
         *,
         source_dir: Path = REPO_ROOT,
         token_secret_arn: str | None = None,
+        ops: OpsSettings | None = None,
         **kwargs: Any,
     ) -> None:
         """Declare the stage; the construct id is the Chalice stage name (the construct's rule)."""
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r}; known: {sorted(STAGES)}")
         settings = STAGES[stage]
+        ops = ops or OpsSettings()
         super().__init__(scope, stage, stack_name=f"{APP_NAME}-{stage}", **kwargs)
         prefix = f"{APP_NAME}-{stage}"
 
@@ -145,6 +149,18 @@ class LiarsLiesStack(cdk.Stack):
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
 
+        # Wake-ups that cannot be delivered: Scheduler's (after its RetryPolicy) and Lambda's
+        # own asynchronous-invocation failures. An alarm fires on the first message.
+        dead_letters = sqs.Queue(
+            self,
+            "TimerDeadLetters",
+            queue_name=f"{prefix}-timer-dead-letters",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=cdk.Duration.days(14),
+            removal_policy=settings.removal_policy,
+        )
+
         scheduler_role = iam.Role(
             self,
             "SchedulerRole",
@@ -161,6 +177,9 @@ class LiarsLiesStack(cdk.Stack):
         scheduler_role.add_to_policy(
             iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[timer_arn])
         )
+        scheduler_role.add_to_policy(
+            iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[dead_letters.queue_arn])
+        )
 
         environment = {
             "TABLE_NAME": table.table_name,
@@ -168,6 +187,9 @@ class LiarsLiesStack(cdk.Stack):
             "SCHEDULER_ROLE_ARN": scheduler_role.role_arn,
             "SCHEDULER_GROUP": str(group.name),
             "TOKEN_SECRET_ARN": secret.secret_arn,
+            "TIMER_DEAD_LETTER_ARN": dead_letters.queue_arn,
+            # Powertools: EMF namespace per stage (chalicelib/observability.py)
+            "POWERTOOLS_METRICS_NAMESPACE": f"LiarsLies/{stage}",
         }
         app_statements = [
             iam.PolicyStatement(
@@ -204,6 +226,12 @@ class LiarsLiesStack(cdk.Stack):
                 sid="ReadTokenSecret",
                 actions=["secretsmanager:GetSecretValue"],
                 resources=[secret.secret_arn],
+            ),
+            iam.PolicyStatement(
+                # Lambda writes a failed asynchronous invocation with the function's own role.
+                sid="DeadLetters",
+                actions=["sqs:SendMessage"],
+                resources=[dead_letters.queue_arn],
             ),
         ]
 
@@ -263,6 +291,20 @@ class LiarsLiesStack(cdk.Stack):
                 "https://${Api}.execute-api.${AWS::Region}.${AWS::URLSuffix}/" + rest_stage + "/",
                 {"Api": rest_api.ref},
             ),
+        )
+        add_operations(
+            self,
+            prefix=prefix,
+            stage=stage,
+            ops=ops,
+            retention=settings.log_retention,
+            removal_policy=settings.removal_policy,
+            functions={python_name(f): f for f in functions},
+            rest_api=rest_api,
+            websocket_stage=by_id.get("WebsocketAPIStage"),
+            websocket_api=websocket_api,
+            table=table,
+            dead_letters=dead_letters,
         )
         cdk.CfnOutput(self, "TableName", value=table.table_name)
         cdk.CfnOutput(self, "TokenSecretArn", value=secret.secret_arn)

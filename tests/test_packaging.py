@@ -38,6 +38,7 @@ def test_every_runtime_import_of_the_lambda_code_is_packaged() -> None:
     module_to_dist = {
         "jwt": "pyjwt",
         "argon2": "argon2-cffi",
+        "aws_lambda_powertools": "aws-lambda-powertools",
         "pydantic": "pydantic",
         "pydantic_core": "pydantic",
     }

@@ -46,9 +46,11 @@ class SchedulerTimers:
         role_arn: str,
         region: str | None = None,
         *,
+        dead_letter_arn: str | None = None,
         client: Any = None,
     ) -> None:
         self.group = group
+        self.dead_letter_arn = dead_letter_arn
         self.target_arn = target_arn
         self.role_arn = role_arn
         self.region = region
@@ -74,11 +76,18 @@ class SchedulerTimers:
                     "RoleArn": self.role_arn,
                     "Input": json.dumps({"room_id": room_id, "version": version}),
                     "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 300},
+                    **self._dead_letter(),
                 },
             )
         except Exception as err:
             if _code(err) != "ConflictException":
                 raise
+
+    def _dead_letter(self) -> dict[str, Any]:
+        """``DeadLetterConfig`` for the target when a queue is configured (else nothing)."""
+        # A wake-up Scheduler cannot deliver after its retries lands in the queue instead of
+        # vanishing; an alarm watches it, and the room still advances on its next touch.
+        return {"DeadLetterConfig": {"Arn": self.dead_letter_arn}} if self.dead_letter_arn else {}
 
     def cancel(self, room_id: str, version: int) -> None:
         """Delete the schedule made for ``room_id`` at ``version`` (missing is fine)."""

@@ -3,10 +3,18 @@
 Every transition takes the time ``now`` (epoch ms) and a ``Roller``; nothing here reads a
 clock or the environment. Transitions validate first and mutate only once the action is known
 to be legal, so a ``DomainError`` leaves the room unchanged. Each returns the list of events
-(dicts with ``type`` and ``at``) that clients may animate; ``views.events_for`` redacts them.
+(dicts with ``type`` and ``at``) that clients play at their stamps (``views.events_for``
+puts them on the wire).
 
 ``advance(room, now, roller)`` applies every deadline that has passed, in order, each at its
 own deadline time, so the game unfolds exactly as if every timer had fired on time.
+
+Bots are paced like players (table time): each bot move is stamped a think time (drawn from
+the roller within ``Game.pace``) after the event before it, and a bot's Liar! is followed by
+the reveal after a think time of its own. A turn's deadline counts from the stamp that began
+it, a break's and the final reveal's from the reveal. Stamps may lie after ``now``: clients
+play the events at their stamps. ``Game.clock`` keeps the latest stamp, so stamps never go
+back in time. A table where no human still has dice plays on without pauses.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from .errors import (
     StaleTurn,
     WrongPhase,
 )
-from .model import FINAL_REVEAL_MS, Game, Phase, Player, Reveal, Room, Status
+from .model import BOT_THINK_MS, FINAL_REVEAL_MS, Game, Phase, Player, Reveal, Room, Status
 from .rules import rule_system
 
 Event = dict[str, Any]
@@ -82,6 +90,27 @@ def _record_progress(room: Room, restart: bool) -> None:
     else:
         game.dice_progress.append(counts)
         game.progress_rounds.append(game.round)
+
+
+def think_time(room: Room, roller: Roller) -> int:
+    """A bot's think time in ms, drawn from the roller; 0 once no human still has dice."""
+    game = room.game
+    assert game is not None
+    if not any(p.in_game and not p.is_bot for p in room.players):
+        return 0
+    low, high = game.pace
+    return low + roller.below(high - low + 1) if high > low else low
+
+
+def _last_at(events: list[Event], at: int) -> int:
+    """The stamp of the latest event so far (``at`` when there is none later)."""
+    return max([at, *(int(e["at"]) for e in events)])
+
+
+def _settle(room: Room, events: list[Event]) -> None:
+    """Keep the table clock at the latest stamp."""
+    if room.game is not None and events:
+        room.game.clock = _last_at(events, room.game.clock)
 
 
 def _begin_turn(room: Room, player: Player, at: int) -> None:
@@ -195,6 +224,8 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
         action = rules.bot_action(
             bot_view(room, player.id), player.level or "strong", memory, roller
         )
+        # A bot takes a moment after the event before it, like a player would.
+        at = _last_at(events, at) + think_time(room, roller)
         try:
             _apply_turn_action(room, player, action, roller, at, events, by="bot")
         except DomainError:
@@ -230,7 +261,9 @@ def _apply_turn_action(
         game.current_bid = outcome.bid
         game.round_bids.append(outcome.bid)
     if outcome.reveal is not None:
-        _resolve(room, outcome.reveal, roller, at, events)
+        # A bot's Liar! (or last roll) is followed by the reveal as a moment of its own.
+        reveal_at = at + think_time(room, roller) if by == "bot" else at
+        _resolve(room, outcome.reveal, roller, reveal_at, events)
     elif outcome.next_player is not None:
         _begin_turn(room, outcome.next_player, at)
 
@@ -279,10 +312,18 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
 # -- public transitions -----------------------------------------------------------------------
 
 
-def start_game(room: Room, roller: Roller, now: int) -> list[Event]:
-    """Deal starting dice, pick the first opener at random, start round 1 (lobby checks are in ``room``)."""
+def start_game(
+    room: Room, roller: Roller, now: int, pace: tuple[int, int] = BOT_THINK_MS
+) -> list[Event]:
+    """Deal starting dice, pick the first opener at random, start round 1 (lobby checks are in ``room``).
+
+    ``pace`` is the bots' think time range in ms (server configuration), kept with the game.
+    """
+    low, high = pace
+    if not 0 <= low <= high:
+        raise ValueError(f"bad bot think time range {pace!r}")
     room.status = Status.PLAYING
-    room.game = Game()
+    room.game = Game(clock=now, pace=(low, high))
     start_count = rule_system(room.settings.rules).starting_count(room.settings)
     for p in room.players:
         p.dice_count = start_count
@@ -293,6 +334,7 @@ def start_game(room: Room, roller: Roller, now: int) -> list[Event]:
     opener = room.players[roller.below(len(room.players))]
     _start_round(room, opener, roller, now, events)
     _run_bots(room, roller, now, events)
+    _settle(room, events)
     return events
 
 
@@ -336,6 +378,7 @@ def act(
         raise NotAPlayer("you have no seat in this game")
     kind = action.get("type")
     events: list[Event] = []
+    now = max(now, game.clock)  # stamps never go back before the table's latest event
     if kind not in ("agree", "resign"):
         if not isinstance(kind, str) or kind not in TURN_ACTIONS:
             raise InvalidAction(
@@ -362,11 +405,12 @@ def act(
         if player.id in game.agreed:
             raise StaleTurn("you have already agreed", code="already_agreed")
         game.agreed.append(player.id)
-        events.append({"type": "agreed", "player_id": player.id, "at": now})
+        events.append({"type": "agreed", "player_id": player.id, "by": "player", "at": now})
         _maybe_end_break(room, roller, now, events)
     elif kind == "resign":
         _resign(room, player, roller, now, events)
     _run_bots(room, roller, now, events)
+    _settle(room, events)
     return events
 
 
@@ -384,7 +428,13 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     if player.id in game.agreed:
         game.agreed.remove(player.id)
     events.append(
-        {"type": "player_resigned", "player_id": player.id, "rank": player.rank, "at": now}
+        {
+            "type": "player_resigned",
+            "player_id": player.id,
+            "rank": player.rank,
+            "by": "player",
+            "at": now,
+        }
     )
     if len(in_game(room)) == 1:
         _finish(room, now, events)
@@ -418,10 +468,12 @@ def set_continue_mode(
         and player.in_game
         and player.id not in game.agreed
     ):
+        now = max(now, game.clock)
         game.agreed.append(player.id)
-        events.append({"type": "agreed", "player_id": player.id, "at": now})
+        events.append({"type": "agreed", "player_id": player.id, "by": "player", "at": now})
         _maybe_end_break(room, roller, now, events)
         _run_bots(room, roller, now, events)
+        _settle(room, events)
     return events
 
 
@@ -446,7 +498,15 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
             events.append(
-                {"type": "turn_timed_out", "player_id": player.id, "turn": game.turn, "at": due}
+                {
+                    "type": "turn_timed_out",
+                    "player_id": player.id,
+                    "turn": game.turn,
+                    "round": game.round,
+                    "action": dict(action),
+                    "by": "timeout",
+                    "at": due,
+                }
             )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
@@ -459,4 +519,5 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
         steps += 1
         if steps > MAX_ADVANCE_STEPS:
             raise AssertionError("advance did not converge")
+    _settle(room, events)
     return events

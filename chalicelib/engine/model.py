@@ -21,6 +21,8 @@ FACES: Final = (1, 2, 3, 4, 5, 6)
 FINAL_REVEAL_MS: Final = 3000
 """The fixed three-second final reveal before results are published."""
 MAX_BOTS: Final = 9
+BOT_THINK_MS: Final = (1000, 2500)
+"""A bot's think time, in ms (lowest, highest): the default pace of a table with humans."""
 
 BotLevel = Literal["easy", "strong"]
 BOT_LEVELS: Final = ("easy", "strong")
@@ -337,10 +339,16 @@ class Game:
     finished_at: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """A rule system's own round state (e.g. Wild Stars' shown dice), stored opaquely."""
+    clock: int = 0
+    """Table time: the stamp of the latest event (bots' moves may be stamped after ``now``)."""
+    pace: tuple[int, int] = BOT_THINK_MS
+    """The bots' think time range in ms, fixed when the game starts (server configuration)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
         return {
+            **({"t": self.clock} if self.clock else {}),
+            **({"pc": list(self.pace)} if self.pace != BOT_THINK_MS else {}),
             "round": self.round,
             "phase": self.phase.value,
             "turn": self.turn,
@@ -375,6 +383,8 @@ class Game:
             progress_rounds=[int(x) for x in d.get("dpr", [])],
             finished_at=d.get("fa"),
             extra=dict(d.get("x") or {}),
+            clock=int(d.get("t", 0)),
+            pace=(int(d["pc"][0]), int(d["pc"][1])) if "pc" in d else BOT_THINK_MS,
         )
 
 

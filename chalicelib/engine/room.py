@@ -225,8 +225,10 @@ def remove_bot(room: Room, user: UserRef, player_id: str) -> None:
     room.players.remove(bot)
 
 
-def start(room: Room, user: UserRef, roller: Roller, now: int) -> list[Event]:
-    """The host starts play: at least two participants, every human ready."""
+def start(
+    room: Room, user: UserRef, roller: Roller, now: int, pace: tuple[int, int] | None = None
+) -> list[Event]:
+    """The host starts play: at least two participants, every human ready (``pace``: bots' think time)."""
     _require_host(room, user)
     _require_waiting(room)
     if len(room.players) < 2:
@@ -239,7 +241,9 @@ def start(room: Room, user: UserRef, roller: Roller, now: int) -> list[Event]:
     rule_system(room.settings.rules).check_start(room)
     room.pending = []
     room.invited = []
-    return game_flow.start_game(room, roller, now)
+    if pace is None:
+        return game_flow.start_game(room, roller, now)
+    return game_flow.start_game(room, roller, now, pace)
 
 
 def recreate(room: Room, user: UserRef, new_room_id: str, now: int) -> Room:

@@ -141,6 +141,13 @@ class BiddingRules:
         """Validate a bid and apply its side effects (each system's own)."""
         raise NotImplementedError
 
+    def bid_extras(self, room: Room, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+        """What a bid announces beside quantity and face (read before ``place_bid`` applies it).
+
+        Used only once ``place_bid`` has accepted the action; classic bids announce nothing more.
+        """
+        return {}
+
     def resolve(self, room: Room, challenger: Player) -> Reveal:
         """Decide a challenge (each system's own)."""
         raise NotImplementedError
@@ -155,8 +162,9 @@ class BiddingRules:
         assert game is not None
         kind = action.get("type")
         if kind == "bid":
+            extras = self.bid_extras(room, player, action)
             bid = self.place_bid(room, player, action, roller)
-            event = {"type": "bid_placed", **self.bid_view(bid)}
+            event = {"type": "bid_placed", **self.bid_view(bid), **extras}
             return TurnOutcome([event], bid=bid, next_player=next_clockwise(room, player.id))
         if kind == "liar":
             if game.current_bid is None:

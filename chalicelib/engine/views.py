@@ -181,37 +181,21 @@ def bot_view(room: Room, player_id: str) -> dict[str, Any]:
     return room_view(room, player_id=player_id)
 
 
-BID_DETAILS = ("quantity", "face", "hand", "category")
-"""The keys that carry what a bid or claim says (every rule system's ``bid_view``)."""
-
-
 def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Events as any viewer may see them: bids of the round still being bid lose their details.
+    """Events on the wire: every event of one change, in order, with what it said.
 
-    Only the latest bid of the current round is shown (it is the current bid); earlier bids of
-    that round are announced as "a bid was placed" so a push never carries the bid history.
-    This holds for every rule system: a bid's details are the ``BID_DETAILS`` keys.
+    Each bid is announced with its details in the push of the change that made it (bots'
+    included) and never again: no view lists the round's earlier bids, and a later push only
+    carries the events of its own change. Events hold no hidden dice (a Wild Stars ``show``
+    is public, a Poker claim is what was said, not the cup). Times become ISO 8601.
     """
-    game = room.game
-    hide_round = game.round if game is not None and game.phase == Phase.BIDDING else None
-    shown = -1
-    if hide_round is not None and game is not None and game.current_bid is not None:
-        bid = rule_system(room.settings.rules).bid_view(game.current_bid)
-        for i in range(len(events) - 1, -1, -1):
-            e = events[i]
-            if e.get("type") == "bid_placed":
-                if e.get("round") == hide_round and all(e.get(k) == v for k, v in bid.items()):
-                    shown = i
-                break
     out = []
-    for i, e in enumerate(events):
-        if e.get("type") == "bid_placed" and e.get("round") == hide_round and i != shown:
-            e = {k: v for k, v in e.items() if k not in BID_DETAILS}
-        else:
-            e = dict(e)
-        if "deadline" in e and isinstance(e["deadline"], int):
-            e["deadline"] = iso(e["deadline"])
-        if isinstance(e.get("at"), int):
-            e["at"] = iso(e["at"])
+    for e in events:
+        e = dict(e)
+        for name in ("at", "deadline"):
+            if isinstance(e.get(name), int):
+                e[name] = iso(e[name])
+        if isinstance(e.get("action"), dict):
+            e["action"] = dict(e["action"])
         out.append(e)
     return out

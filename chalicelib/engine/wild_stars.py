@@ -125,6 +125,18 @@ class WildStarsRules(BiddingRules):
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)
 
+    def bid_extras(self, room: Room, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+        """A bid announces the dice it sets out in the open (``show``) and whether the cup was
+        rerolled (``reroll``); the rerolled dice themselves stay hidden."""
+        show = action.get("show") or []
+        positions = show if isinstance(show, list) else []
+        faces = [
+            player.hand[i]
+            for i in sorted(p for p in positions if isinstance(p, int) and not isinstance(p, bool))
+            if 0 <= i < len(player.hand)
+        ]
+        return {"show": self.dice_view(faces), "reroll": bool(action.get("reroll", bool(show)))}
+
     def table_view(self, room: Room) -> dict[str, Any] | None:
         """Shown dice are public: everyone sees them, with each player's dice count."""
         assert room.game is not None

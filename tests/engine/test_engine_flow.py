@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import pytest
 
 from chalicelib.engine import game
+from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import StaleTurn, WrongPhase
-from chalicelib.engine.model import Phase, Status
+from chalicelib.engine.model import BOT_THINK_MS, Phase, Room, Status
+from chalicelib.engine.room import UserRef, add_bot, create_room, start
 from chalicelib.engine.views import room_view
 from tests.engine.helpers import T0, bid, liar, new_game, pid
 
@@ -170,7 +175,8 @@ def test_last_human_eliminated_during_a_break_with_only_bots_left_starts_next_ro
     kinds = [e["type"] for e in events]
     i = kinds.index("break_started")
     assert kinds[i + 1] == "round_started"
-    assert events[i + 1]["at"] == events[i]["at"] == T0
+    # the bot thinks before its Liar!, the reveal has its moment, then nothing waits
+    assert events[i + 1]["at"] == events[i]["at"] == T0 + 2 * BOT_THINK_MS[0]
 
 
 # -- resignation and ranks --------------------------------------------------------------------
@@ -256,3 +262,118 @@ def test_dice_progress_records_counts_at_each_round_start_and_the_end() -> None:
         (2, 0, 2),
     ]
     assert progress[-1]["final"] is True
+
+
+# -- bots take a moment (table time) ------------------------------------------------------------
+
+
+def bot_table(bots: int, seed: int, pace: tuple[int, int] = BOT_THINK_MS) -> tuple[Room, Any]:
+    """One Manual human (seat 0, opening) and ``bots`` bots, seeded dice and think times."""
+    room = create_room("r", UserRef("u1", "h1", continue_mode="manual"), {}, T0)
+    for _ in range(bots):
+        add_bot(room, UserRef("u1", "h1"), "strong")
+    roller = ScriptedPicksThen(SeededRoller(seed))
+    start(room, UserRef("u1", "h1"), roller, T0, pace)
+    return room, roller
+
+
+class ScriptedPicksThen:
+    """Seat 0 opens (the first pick), then a seeded roller decides everything."""
+
+    def __init__(self, rest: SeededRoller) -> None:
+        self.rest, self.first = rest, True
+
+    def die(self, wildcard_chance: int) -> int:
+        return self.rest.die(wildcard_chance)
+
+    def below(self, n: int) -> int:
+        if self.first:
+            self.first = False
+            return 0
+        return self.rest.below(n)
+
+
+def test_bot_moves_are_stamped_a_varied_think_time_after_the_event_before() -> None:
+    gaps: list[int] = []
+    for seed in range(6):
+        room, roller = bot_table(4, seed)
+        events = bid(room, roller, 0, 1, 2, now=T0 + 4000)
+        stamps = [e["at"] for e in events]
+        assert stamps == sorted(stamps) and stamps[0] == T0 + 4000
+        moves = [e for e in events if e["type"] in ("bid_placed", "liar_called")]
+        assert [e["by"] for e in moves[:2]] == ["player", "bot"]
+        assert all(e["by"] == "bot" for e in moves[1:])
+        gaps += [b["at"] - a["at"] for a, b in itertools.pairwise(moves)]
+    assert all(BOT_THINK_MS[0] <= g <= BOT_THINK_MS[1] for g in gaps)
+    assert len(set(gaps)) > len(gaps) // 2, "think times vary"
+
+
+def test_the_humans_deadline_counts_from_the_last_bots_stamp() -> None:
+    for seed in range(50):  # a table where all four bots raise and play comes back
+        room, roller = bot_table(4, seed)
+        events = bid(room, roller, 0, 1, 2, now=T0 + 4000)
+        if room.game.phase == Phase.BIDDING:
+            break
+    assert room.game.phase == Phase.BIDDING and room.game.turn_player == pid(room, 0)
+    assert events[-1]["at"] > T0 + 4000 + 4 * BOT_THINK_MS[0] - 1
+    assert room.game.deadline == events[-1]["at"] + TURN
+    assert room.game.clock == events[-1]["at"]
+
+
+def test_a_bots_liar_is_followed_by_the_reveal_after_a_pause_of_its_own() -> None:
+    # seat 0 (human) bids six 6s on 2 × 5 dice: the bot calls Liar!
+    room, roller = new_game(["12345", "12345"], bots=1, modes=["manual"])
+    events = bid(room, roller, 0, 6, 6, now=T0 + 2000)
+    kinds = [e["type"] for e in events]
+    call, resolved = kinds.index("liar_called"), kinds.index("challenge_resolved")
+    assert events[call]["by"] == "bot"
+    assert events[call]["at"] == T0 + 2000 + BOT_THINK_MS[0]
+    assert events[resolved]["at"] == events[call]["at"] + BOT_THINK_MS[0]
+    # the break counts from when the table reaches the reveal
+    assert room.game.deadline == events[resolved]["at"] + BREAK
+    assert room.game.last_reveal.at == events[resolved]["at"]
+
+
+def test_a_humans_action_before_the_table_reaches_it_is_stamped_after_the_bots() -> None:
+    room, roller = bot_table(2, 1)
+    events = bid(room, roller, 0, 1, 2, now=T0 + 1000)
+    last = events[-1]["at"]
+    assert room.game.turn_player == pid(room, 0)
+    later = game.act(room, pid(room, 0), {"type": "resign"}, roller, T0 + 1500)
+    assert later[0]["at"] == last and later[0]["by"] == "player"
+
+
+def test_a_timeout_is_announced_with_the_move_played_for_the_seat() -> None:
+    room, roller = new_game(["12345", "12345"], modes=["manual", "manual"])
+    opening = game.advance(room, T0 + TURN, roller)
+    assert opening[0] == {
+        "type": "turn_timed_out",
+        "player_id": pid(room, 0),
+        "turn": 1,
+        "round": 1,
+        "action": {"type": "bid", "quantity": 1, "face": 1},
+        "by": "timeout",
+        "at": T0 + TURN,
+    }
+    assert opening[1]["type"] == "bid_placed" and opening[1]["by"] == "timeout"
+    call = game.advance(room, T0 + 2 * TURN, roller)
+    assert call[0]["action"] == {"type": "liar"} and call[0]["player_id"] == pid(room, 1)
+    assert call[1] == {**call[1], "type": "liar_called", "by": "timeout"}
+
+
+def test_the_think_time_range_is_a_parameter_kept_with_the_game() -> None:
+    room, roller = bot_table(3, 5, pace=(40, 60))
+    events = bid(room, roller, 0, 1, 2, now=T0 + 100)
+    moves = [e for e in events if e["type"] in ("bid_placed", "liar_called")]
+    assert all(40 <= b["at"] - a["at"] <= 60 for a, b in itertools.pairwise(moves))
+    assert Room.from_dict(room.to_dict()).game.pace == (40, 60)
+    with pytest.raises(ValueError):
+        bot_table(1, 0, pace=(60, 40))
+
+
+def test_a_table_where_no_human_has_dice_finishes_at_once() -> None:
+    room, roller = bot_table(3, 2)
+    events = game.act(room, pid(room, 0), {"type": "resign"}, roller, T0 + 500)
+    assert room.game.phase == Phase.FINAL_REVEAL
+    assert {e["at"] for e in events} <= {T0 + 500, room.game.deadline}
+    assert room.game.deadline == T0 + 500 + 3000

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib.engine import classic, game, poker, wild_stars
+from chalicelib.engine import views as game_views
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Bid, Phase, Room, Status
@@ -66,6 +67,73 @@ def check_view_secrecy(room: Room) -> None:
             assert reveal["round"] < g.round
 
 
+MOVES = ("bid_placed", "liar_called", "claim_accepted", "dice_rerolled", "rolls_stopped")
+"""Events that announce a seat's turn move (each says what was done)."""
+
+
+def check_events(
+    room: Room, events: list[dict[str, Any]], humans_before: set[str], clock_before: int
+) -> None:
+    """One change's events: complete, stamped in order, bots paced, the next deadline right.
+
+    Stamps never go back (within a change or before the table's previous latest stamp). A bot's
+    move comes a think time (within ``Game.pace``) after the event before it while a human still
+    has dice, and so does the reveal after a bot's Liar!; the turn deadline counts from the
+    latest stamp, a break from its start.
+    """
+    g = room.game
+    assert g is not None
+    low, high = g.pace
+    turn_ms = room.settings.turn_seconds * 1000
+    humans = set(humans_before)
+    prev_at = clock_before
+    prev: dict[str, Any] | None = None
+    last_move: dict[str, Any] | None = None
+    poker_rules = room.settings.rules == "poker"
+    for e in events:
+        at = e["at"]
+        assert at >= prev_at, f"stamps went back: {e}"
+        gap = at - prev_at
+        if e.get("by") == "bot" and e["type"] in MOVES:
+            same_move = (
+                prev is not None
+                and prev.get("by") == "bot"
+                and prev.get("player_id") == e["player_id"]
+                and prev["at"] == at
+            )
+            if not same_move:
+                assert (low <= gap <= high) if humans else gap == 0, (gap, e)
+        if e["type"] == "challenge_resolved" and last_move is not None:
+            reveal_gap = at - last_move["at"]
+            if last_move.get("by") == "bot" and last_move["humans"]:
+                assert low <= reveal_gap <= high, (reveal_gap, e)
+            else:
+                assert reveal_gap == 0
+        if e["type"] in MOVES:
+            last_move = {**e, "humans": bool(humans)}
+        if e["type"] in ("player_eliminated", "player_resigned"):
+            humans.discard(e["player_id"])
+        # what each announcement says
+        if e["type"] == "bid_placed":
+            assert e["by"] in ("player", "bot", "timeout") and e["player_id"]
+            if poker_rules:
+                assert len(e["hand"]) == 5 and e["category"] in poker.CATEGORIES
+            else:
+                assert isinstance(e["quantity"], int) and e["face"] is not None
+        if e["type"] == "turn_timed_out":
+            assert e["by"] == "timeout" and e["action"]["type"] in game.TURN_ACTIONS
+        prev, prev_at = e, at
+    if not events:
+        return
+    assert g.clock == prev_at
+    if room.status == Status.PLAYING and g.phase == Phase.BIDDING:
+        assert g.deadline == prev_at + turn_ms, "the turn clock starts at the latest stamp"
+    breaks = [e for e in events if e["type"] == "break_started"]
+    if room.status == Status.PLAYING and g.phase == Phase.BREAK and breaks:
+        assert g.deadline == breaks[-1]["at"] + room.settings.break_seconds * 1000
+    assert [e["at"] for e in events_for(room, events)] == [game_views.iso(e["at"]) for e in events]
+
+
 def check_invariants(room: Room, initial_total: int, removed: int, prev_bid: Any) -> None:
     """Invariants after every step."""
     g = room.game
@@ -112,6 +180,8 @@ def play(
         g = room.game
         assert g is not None
         events: list[dict[str, Any]] = []
+        humans_before = {p.id for p in room.players if p.in_game and not p.is_bot}
+        clock_before = g.clock
         now += choices.below(5000)
         pick = choices.below(100)
         if pick < 15 or (g.phase != Phase.BIDDING and pick < 40):
@@ -160,20 +230,7 @@ def play(
         if check:
             check_invariants(room, initial, removed, prev_bid)
             check_view_secrecy(room)
-            for e in events_for(room, events):
-                if e["type"] == "bid_placed" and "quantity" in e:
-                    assert (
-                        room.game.phase != Phase.BIDDING
-                        or e["round"] != room.game.round
-                        or (
-                            room.game.current_bid is not None
-                            and (e["quantity"], e["face"])
-                            == tuple(
-                                rule_system(room.settings.rules).bid_view(room.game.current_bid)[k]
-                                for k in ("quantity", "face")
-                            )
-                        )
-                    )
+            check_events(room, events, humans_before, clock_before)
         if room.game and room.game.current_bid is not None:
             prev_bid = (
                 room.game.round,
@@ -356,6 +413,8 @@ def play_poker(cfg: dict[str, Any], humans: int, bots: int, seed: int) -> tuple[
         g = room.game
         assert g is not None
         rnd = g.round
+        humans_before = {p.id for p in room.players if p.in_game and not p.is_bot}
+        clock_before = g.clock
         now += choices.below(5000)
         if choices.below(100) < 20 or g.phase != Phase.BIDDING:
             now = max(now, g.deadline or now)
@@ -379,11 +438,7 @@ def play_poker(cfg: dict[str, Any], humans: int, bots: int, seed: int) -> tuple[
             log.append((actor.id, action, now))
         fresh = any(e["type"] in ("round_started", "round_restarted") for e in events)
         prev = check_poker(room, None if fresh or room.game.round != rnd else prev)
-        for e in events_for(room, events):
-            if e["type"] == "bid_placed" and "hand" in e and room.game.phase == Phase.BIDDING:
-                assert e["round"] != room.game.round or (
-                    e["hand"] == poker.bid_view_hand(room.game.current_bid)
-                )
+        check_events(room, events, humans_before, clock_before)
     return room, log
 
 
@@ -404,3 +459,41 @@ def test_random_poker_games_end_keep_invariants_no_leaks_and_replay(
     room, log = play_poker(cfg, humans, bots, seed)
     assert room.status == Status.FINISHED
     assert replay(cfg, humans, bots, ["auto", "manual"], seed, log).to_dict() == room.to_dict()
+
+
+def drive_by_ticks(room: Room, seed: int, lateness: SeededRoller | None) -> list[dict[str, Any]]:
+    """Let every turn time out: ticks at each deadline, or late and sometimes twice."""
+    dice = SeededRoller(seed * 7 + 1)
+    events: list[dict[str, Any]] = []
+    steps = 0
+    while room.status == Status.PLAYING:
+        steps += 1
+        assert steps < 5000, "game did not end"
+        assert room.game is not None and room.game.deadline is not None
+        now = room.game.deadline
+        if lateness is not None:
+            now += lateness.below(90_000)  # Scheduler may fire up to a minute or more late
+            if lateness.below(3) == 0:
+                events += game.advance(room, now, dice)  # a duplicated delivery
+        events += game.advance(room, now, dice)
+    return events
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(["classic", "wild-stars", "poker"]),
+    humans=st.integers(1, 2),
+    bots=st.integers(1, 3),
+    seed=st.integers(0, 2**32),
+)
+def test_late_and_duplicated_ticks_end_like_punctual_ones_with_bot_think_times(
+    rules: str, humans: int, bots: int, seed: int
+) -> None:
+    cfg = {"rules": rules, "starting_dice": 2, "lives": 2, "turn_seconds": 15}
+    punctual = build(cfg, humans, bots, ["auto", "manual"], seed)
+    late = build(cfg, humans, bots, ["auto", "manual"], seed)
+    on_time = drive_by_ticks(punctual, seed, None)
+    caught_up = drive_by_ticks(late, seed, SeededRoller(seed + 3))
+    assert punctual.status == Status.FINISHED
+    assert late.to_dict() == punctual.to_dict()
+    assert caught_up == on_time

@@ -341,12 +341,16 @@ def test_only_the_holder_who_looked_sees_the_cup_at_every_stage() -> None:
     assert [e["hand"] for e in claims] == [list("99KJT")]
 
 
-def test_events_hide_earlier_claims_of_the_hand() -> None:
+def test_each_claim_is_announced_as_its_full_hand_in_its_own_push_only() -> None:
     room, roller = pk("KKAQ9", players=3)
-    events = act(room, roller, 0, type="claim", hand={"category": "pair"})
-    events += act(room, roller, 1, type="claim", hand="better")
-    shown = [e for e in events_for(room, events) if e["type"] == "bid_placed"]
-    assert "hand" not in shown[0] and shown[1]["hand"] == list("99KJT")
+    first = events_for(room, act(room, roller, 0, type="claim", hand={"category": "pair"}))
+    second = events_for(room, act(room, roller, 1, type="claim", hand="better"))
+    claims = [[e for e in push if e["type"] == "bid_placed"] for push in (first, second)]
+    assert [len(c) for c in claims] == [1, 1]
+    assert claims[0][0]["category"] == "pair" and len(claims[0][0]["hand"]) == 5
+    assert claims[1][0]["hand"] == list("99KJT") and claims[1][0]["by"] == "player"
+    # the later view shows the current claim only, never the earlier one
+    assert "".join(claims[0][0]["hand"]) not in str(room_view(room)["game"]).replace("', '", "")
 
 
 # -- the bot ---------------------------------------------------------------------------------

@@ -190,7 +190,10 @@ def test_a_bot_table_plays_wild_stars_to_the_end() -> None:
     roller = SeededRoller(7)
     start(room, user(1), roller, T0)
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)
-    game.advance(room, T0 + 3000, roller)
+    assert room.game is not None and room.game.deadline is not None
+    # with no human left the bots play on at once; only the final reveal waits
+    assert room.game.deadline == room.game.last_reveal.at + 3000
+    game.advance(room, room.game.deadline, roller)
     assert room.status == Status.FINISHED
     assert sorted(p.rank for p in room.players) == [1, 2, 3, 4, 5, 6]
 

@@ -19,7 +19,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("dev", "prod")  # as in conftest.py
 Template = dict[str, Any]
 
-SETTINGS_SOURCE = (REPO_ROOT / "chalicelib" / "settings.py").read_text()
+# What the code reads: settings.py, and Powertools' namespace variable in observability.py.
+SETTINGS_SOURCE = "".join(
+    (REPO_ROOT / "chalicelib" / name).read_text() for name in ("settings.py", "observability.py")
+)
 
 # Every deployed function needs these to reach its table, push to WebSockets and set timers.
 REQUIRED_ENV = (
@@ -29,6 +32,7 @@ REQUIRED_ENV = (
     "TIMER_FUNCTION_ARN",
     "SCHEDULER_ROLE_ARN",
     "SCHEDULER_GROUP",
+    "TIMER_DEAD_LETTER_ARN",
 )
 TOKEN_SECRET_REFERENCES = ("TOKEN_SECRET_ARN", "TOKEN_SECRET_PARAM")
 WEBSOCKET_HANDLERS = {
@@ -330,7 +334,7 @@ def scheduler_role(template: Template) -> tuple[str, dict[str, Any]]:
 def test_no_dynamodb_scheduler_or_passrole_statement_uses_a_wildcard_resource(
     dev: Template,
 ) -> None:
-    guarded = ("dynamodb:", "scheduler:", "iam:passrole", "execute-api:")
+    guarded = ("dynamodb:", "scheduler:", "iam:passrole", "execute-api:", "sqs:")
     checked = 0
     for rid, statement in statements(dev):
         actions = [a.lower() for a in as_list(statement["Action"])]
@@ -386,7 +390,9 @@ def test_every_function_role_holds_the_app_policy(dev: Template) -> None:
         assert role_id in holders[0], handler
 
 
-def test_scheduler_role_trusts_scheduler_and_may_invoke_only_the_timer(dev: Template) -> None:
+def test_scheduler_role_trusts_scheduler_and_may_only_invoke_the_timer_or_dead_letter(
+    dev: Template,
+) -> None:
     role_id, role = scheduler_role(dev)
     (trust,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert trust["Principal"] == {"Service": "scheduler.amazonaws.com"}
@@ -400,9 +406,14 @@ def test_scheduler_role_trusts_scheduler_and_may_invoke_only_the_timer(dev: Temp
         if {"Ref": role_id} in dev["Resources"][rid]["Properties"].get("Roles", [])
         or rid == role_id
     ]
-    assert [as_list(s["Action"]) for s in held] == [["lambda:InvokeFunction"]]
-    (resource,) = as_list(held[0]["Resource"])
+    actions = sorted(as_list(s["Action"]) for s in held)
+    assert actions == [["lambda:InvokeFunction"], ["sqs:SendMessage"]]
+    invoke = next(s for s in held if s["Action"] == "lambda:InvokeFunction")
+    (resource,) = as_list(invoke["Resource"])
     assert render(resource).endswith(":function:" + timer["Properties"]["FunctionName"])
+    queue_id, _ = only(dev, "AWS::SQS::Queue")
+    send = next(s for s in held if s["Action"] == "sqs:SendMessage")
+    assert as_list(send["Resource"]) == [{"Fn::GetAtt": [queue_id, "Arn"]}]
     assert "Policies" not in role["Properties"]
     assert "ManagedPolicyArns" not in role["Properties"]
 

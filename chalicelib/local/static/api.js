@@ -35,7 +35,17 @@ export function serverNow() {
   return Date.now() + clockOffset;
 }
 
+let preciseClock = false;
+
+/** Every room view carries `server_time` (epoch ms): count down on the server's clock. */
+export function noteServerTime(ms) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return;
+  clockOffset = ms - Date.now();
+  preciseClock = true;
+}
+
 function noteServerDate(response) {
+  if (preciseClock) return;
   const header = response.headers.get('Date');
   if (!header) return;
   const server = Date.parse(header);

@@ -1,6 +1,7 @@
 // Liar's Lies web client: routing, session, realtime wiring and timers.
 
-import { Realtime, api, getToken, serverNow, setToken } from './api.js';
+import { Realtime, api, getToken, noteServerTime, serverNow, setToken } from './api.js';
+import { onView, setRerender } from './table.js';
 import { h, mount } from './dom.js';
 import { formatSeconds, hooks, state, toast } from './core.js';
 import { renderLobby, stopLobby } from './lobby.js';
@@ -87,9 +88,11 @@ function rerenderForNewViewer() {
 
 // ---- rooms ----------------------------------------------------------------------
 
-function applyRoom(room) {
+function applyRoom(room, events) {
   if (!room || room.id !== state.roomId) return;
   if (state.room && typeof room.version === 'number' && room.version < state.room.version) return;
+  noteServerTime(room.server_time);
+  onView(room, events);
   const justFinished = room.status === 'finished' && state.room && state.room.status !== 'finished';
   state.room = room;
   // Ratings change when a game ends: refresh the header's rating.
@@ -126,6 +129,7 @@ function enterRoom(roomId) {
 function leaveRoom() {
   if (!state.roomId) return;
   realtime.unsubscribe(state.roomId);
+  document.title = "Liar's Lies";
   state.roomId = null;
   state.room = null;
 }
@@ -165,7 +169,7 @@ let lastWsError = { text: '', at: 0 };
 function onMessage(message) {
   switch (message.type) {
     case 'room':
-      applyRoom(message.room);
+      applyRoom(message.room, message.events);
       break;
     case 'chat':
       if (message.room_id === state.roomId) addChatMessage(message.message);
@@ -268,6 +272,10 @@ setInterval(() => {
 // ---- start ----------------------------------------------------------------------------
 
 hooks.applyRoom = applyRoom;
+// The live table redraws as each event's moment comes.
+setRerender(() => {
+  if (state.roomId && state.room) updateRoomScreen(main);
+});
 hooks.refreshRoom = refreshRoom;
 hooks.signedIn = signedIn;
 hooks.signOut = signOut;

@@ -5,6 +5,7 @@ import { state, toast } from './core.js';
 import { howToPlayButton } from './help.js';
 import { chatPanel } from './chat.js';
 import { renderGame } from './game.js';
+import { decorate, displayRoom } from './table.js';
 import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
 import { rulesLabel } from './settings.js';
 
@@ -80,7 +81,10 @@ export function updateRoomScreen(container) {
       room.recreated_as ? h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}` }, 'Go to the new room') : null,
       h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby')));
   } else {
-    renderGame(els.body, room);
+    // The live table: the room as it stands at this moment of the push's events.
+    const shown = displayRoom(room);
+    renderGame(els.body, shown);
+    decorate(els.body, shown);
   }
 }
 
