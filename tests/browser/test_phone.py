@@ -94,7 +94,9 @@ def shot(page: Page, size: tuple[int, int], name: str, at: str | None = None) ->
     """What the phone shows (one screen), scrolled to ``at`` when given."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
-    if at:
+    if at == "top":
+        page.evaluate("window.scrollTo(0, 0)")
+    elif at:
         page.locator(at).first.evaluate("(el) => el.scrollIntoView({ block: 'start' })")
     page.wait_for_timeout(200)
     page.screenshot(path=str(SHOTS / f"phone-{size[0]}x{size[1]}-{name}.png"))
@@ -323,7 +325,8 @@ def test_phone_game_with_a_long_name_and_ten_players_of_ten_dice(
         page.fill(by_testid("bid-quantity"), "60")
         preview = page.inner_text(by_testid("bid-preview"))
         assert preview == "You bid 60 sixes: at least 60 dice showing 6", preview
-        shot(page, size, "game", at=by_testid("bid-panel"))
+        page.evaluate("document.activeElement.blur()")
+        shot(page, size, "game", at="top")
         version = page.get_attribute(by_testid("game-screen"), "data-version")
         page.click(by_testid("bid-submit"))
         # Sixty sixes among a hundred dice: the next bot calls Liar! and the round is revealed.
@@ -527,7 +530,7 @@ def test_phone_joining_words_passcode_invitation_and_denial(
         assert "15 minutes" in text and "invite" in text, text
         check_layout(page, "[data-testid='waiting-room'] .card", "[data-testid='join-error']")
         if size == SIZES[0]:
-            shot(page, size, "passcode-locked", at="[data-slot='join']")
+            shot(page, size, "passcode-locked", at="[data-slot='join'] .card")
 
         # 3. Invited: no passcode asked, and joining works (even while locked out).
         rest(base, "POST", f"/rooms/{locked}/invitations", {"username": guest_name}, h_token)
