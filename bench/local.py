@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -82,8 +83,14 @@ def next_action(room: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "liar", "turn": turn["number"]}
 
 
-async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asyncio.Event) -> None:
-    """Subscribe to ``room_id`` and note when each version's push arrives."""
+async def watch(
+    ws_url: str,
+    room_id: str,
+    arrivals: dict[int, float],
+    done: asyncio.Event,
+    pushed: asyncio.Event,
+) -> None:
+    """Subscribe to ``room_id``, note when each version's push arrives and wake the player."""
     try:
         async with websockets.connect(ws_url, max_size=2**20) as ws:
             await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
@@ -95,6 +102,7 @@ async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asy
                 message = json.loads(raw)
                 if message.get("type") == "room":
                     arrivals.setdefault(message["room"]["version"], time.perf_counter())
+                    pushed.set()
     except websockets.ConnectionClosed as closed:
         print(f"watcher for {room_id} closed: {closed}", file=sys.stderr)
 
@@ -115,7 +123,8 @@ async def play_one(
         answered: dict[int, float] = {}
         requested: dict[int, float] = {}
         done = asyncio.Event()
-        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, done))
+        pushed = asyncio.Event()
+        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, done, pushed))
         await asyncio.sleep(0.05)  # let the subscription land before play starts
         try:
             for _ in range(2):
@@ -130,7 +139,11 @@ async def play_one(
                     break
                 move = next_action(room)
                 if move is None:
-                    await asyncio.sleep(0.05)  # breaks and the final reveal end by timers
+                    # Breaks and the final reveal end by timers: like the web client, wait for
+                    # the room's push (a read each second at most otherwise), then read it once.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(pushed.wait(), 1.0)
+                    pushed.clear()
                     room = (await http.get(f"/rooms/{room_id}", headers=auth)).json()
                     figures.polls += 1
                     continue
