@@ -145,6 +145,18 @@ class RatingsWrite:
     record: JsonDict
 
 
+@dataclass(frozen=True)
+class RoundsWrite:
+    """Records of rounds a room write completes, written with it, once per round number.
+
+    Each record is a JSON object with an int ``round``; they are kept in their own items in the
+    room's partition (never in the room item), expiring at ``expires_at_s`` (epoch s) if given.
+    """
+
+    records: list[JsonDict]
+    expires_at_s: int | None = None
+
+
 class RoomStore(Protocol):
     """Rooms: one versioned item each, written only under a version condition."""
 
@@ -173,13 +185,20 @@ class RoomStore(Protocol):
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
-        record, once per ``game_key``: if that record exists, only the room is written. Raises
-        VersionConflict (nothing written), UnknownUser or TooManyRatingChanges.
+        record, once per ``game_key``: if that record exists, only the room is written. With
+        ``rounds``, the same atomic write stores each round record whose round number has no
+        record yet (a replayed record changes nothing). Raises VersionConflict (nothing
+        written), UnknownUser or TooManyRatingChanges.
         """
+        ...
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order (empty when none)."""
         ...
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:

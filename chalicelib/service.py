@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from chalicelib import auth, observability
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
+from chalicelib.engine import records as round_records
 from chalicelib.engine import room as lobby
 from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError, NotAPlayer
@@ -37,6 +38,7 @@ from chalicelib.ports import (
     Clock,
     Notifier,
     RatingsWrite,
+    RoundsWrite,
     Store,
     Timers,
     TooManyRatingChanges,
@@ -55,6 +57,8 @@ SERVER_RETRIES = 8
 """Server-driven writes (tick, viewing, preferences) retry this often on a version conflict."""
 CLOSED_ROOM_TTL_SECONDS = 30 * 24 * 3600
 """Finished and closed rooms are kept 30 days (results, recreate pointer), then expire."""
+ROUND_RECORD_TTL_SECONDS = CLOSED_ROOM_TTL_SECONDS + 7 * 24 * 3600
+"""Round records outlive their room's 30 days by a week, counted from when they are written."""
 LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW_SECONDS = 300
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
@@ -306,7 +310,15 @@ class Service:
                 "finished_at": room.game.finished_at if room.game else None,
             }
             ratings = RatingsWrite(room.id, deltas, record)
-        new_version = self._write(room, version, expires, ratings)
+        rounds = None
+        if room.completed:
+            # The rounds this change completed are recorded in the same atomic write.
+            rounds = RoundsWrite(
+                [round_records.round_record(room, done) for done in room.completed],
+                self.now() // 1000 + ROUND_RECORD_TTL_SECONDS,
+            )
+        new_version = self._write(room, version, expires, ratings, rounds)
+        room.completed.clear()
         if before in (Status.WAITING, Status.PLAYING) and room.status in (
             Status.FINISHED,
             Status.CLOSED,
@@ -318,9 +330,15 @@ class Service:
         return new_version
 
     def _write(
-        self, room: Room, version: int, expires: int | None, ratings: RatingsWrite | None
+        self,
+        room: Room,
+        version: int,
+        expires: int | None,
+        ratings: RatingsWrite | None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
-        """The conditional room write, carrying the ratings of a game it finishes."""
+        """The conditional room write, carrying the ratings of a game it finishes and the
+        records of the rounds it completes."""
         try:
             return self.store.save_room(
                 room.id,
@@ -329,12 +347,13 @@ class Service:
                 version,
                 expires_at_s=expires,
                 ratings=ratings,
+                rounds=rounds,
             )
         except (UnknownUser, TooManyRatingChanges):
             # Ratings that cannot be applied must not stop the game from finishing.
             log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
         return self.store.save_room(
-            room.id, room.to_dict(), summary(room), version, expires_at_s=expires
+            room.id, room.to_dict(), summary(room), version, expires_at_s=expires, rounds=rounds
         )
 
     @staticmethod
@@ -625,6 +644,17 @@ class Service:
         version = self.store.create_room(new.id, new.to_dict(), summary(new), owner_id=user.id)
         _after_commit(self.deps, new, version, [])
         return self._view(new, version, user.id)
+
+    def history(self, room_id: str) -> JsonDict:
+        """The hand history (``engine.records.history``): every round once the game is over.
+
+        Passed deadlines are applied first (as for the room view). During play the document
+        holds only what every viewer already sees (the latest reveal), so it needs no caller.
+        """
+        room, _ = self._server_change(room_id)
+        finished = room.status in (Status.FINISHED, Status.CLOSED) and room.results is not None
+        records = self.store.list_rounds(room_id) if finished else []
+        return round_records.history(room, records, room_view(room)["results"])
 
     def elo_preview(self, caller: Caller, room_id: str, order: list[str]) -> JsonDict:
         """The rating changes a complete finishing order would produce (participants only)."""

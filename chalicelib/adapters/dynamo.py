@@ -8,6 +8,7 @@ lobby list.
 | item              | pk                   | sk              | main attributes                     |
 |-------------------|----------------------|-----------------|-------------------------------------|
 | room              | ROOM#<room_id>       | ROOM            | state or state_z, version, summary  |
+| round record(s)   | ROOM#<room_id>       | ROUND#<first 5d>| first, last, records or records_z   |
 | subscription      | ROOM#<room_id>       | SUB#<conn_id>   | user_id, expires_at                 |
 | chat message      | ROOM#<room_id>       | CHAT#<msg_id>   | user_id, name, text, at             |
 | user              | USER#<user_id>       | PROFILE         | name, guest, username, password_hash, continue_mode, rating |
@@ -45,6 +46,7 @@ from chalicelib.ports import (
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
+    RoundsWrite,
     StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
@@ -58,6 +60,7 @@ COMPRESS_ABOVE = 256
 DEFAULT_RATING = 1500
 INVITATION_TTL_SECONDS = 7 * 24 * 3600
 MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
+MAX_TRANSACTION_ITEMS = 100
 TRANSACTION_ATTEMPTS = 3  # a transaction cancelled by a concurrent write is tried again
 
 log = logging.getLogger(__name__)
@@ -89,6 +92,20 @@ def encode_state(state: JsonDict) -> tuple[str, dict[str, Any]]:
     if len(raw) > COMPRESS_ABOVE:
         return "state_z", {"B": zlib.compress(raw, 6)}
     return "state", {"S": text}
+
+
+def _encode_json(name: str, data: Any) -> tuple[str, dict[str, Any]]:
+    """``name`` with compact JSON, or ``name_z`` with zlib JSON once over ``COMPRESS_ABOVE``."""
+    raw = _compact(data).encode()
+    if len(raw) > COMPRESS_ABOVE:
+        return f"{name}_z", {"B": zlib.compress(raw, 6)}
+    return name, {"S": raw.decode()}
+
+
+def _decode_json(name: str, item: Item) -> Any:
+    if f"{name}_z" in item:
+        return json.loads(zlib.decompress(item[f"{name}_z"]["B"]).decode())
+    return json.loads(item[name]["S"])
 
 
 def decode_state(item: Item) -> JsonDict:
@@ -289,15 +306,18 @@ class DynamoStore:
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem).
 
         With ``ratings``: one TransactWriteItems holding the room update, the game record and
-        each rating update, so a finished rated game never exists without its ratings.
+        each rating update, so a finished rated game never exists without its ratings. With
+        ``rounds``: the round records join that one transaction, put only where absent, so a
+        completed round never exists without its record and a lost race records nothing.
         """
         update = self._room_update(room_id, state, summary, expected_version, expires_at_s)
-        if ratings is not None:
-            return self._save_room_rated(room_id, expected_version, update, ratings)
+        if ratings is not None or (rounds is not None and rounds.records):
+            return self._save_room_together(room_id, expected_version, update, ratings, rounds)
         return self._update_room(room_id, expected_version, update)
 
     def _update_room(self, room_id: str, expected_version: int, update: dict[str, Any]) -> int:
@@ -344,20 +364,35 @@ class DynamoStore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
 
-    def _save_room_rated(
-        self, room_id: str, expected_version: int, update: dict[str, Any], ratings: RatingsWrite
+    def _save_room_together(
+        self,
+        room_id: str,
+        expected_version: int,
+        update: dict[str, Any],
+        ratings: RatingsWrite | None,
+        rounds: RoundsWrite | None,
     ) -> int:
-        # The room is item 0 and the game record item 1 (the reasons below rely on it).
-        if len(ratings.changes) > MAX_RATING_CHANGES - 1:
+        """One TransactWriteItems: the room (item 0), the ratings, then the round records."""
+        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
-        items = [
-            {"Update": update},
-            *self._rating_items(ratings.game_key, ratings.changes, ratings.record),
-        ]
+        rating_items = (
+            self._rating_items(ratings.game_key, ratings.changes, ratings.record)
+            if ratings is not None
+            else []
+        )
+        round_items = (
+            self._round_items(room_id, rounds, MAX_TRANSACTION_ITEMS - 1 - len(rating_items))
+            if rounds is not None
+            else []
+        )
         attempts = 1
         while True:
+            if not rating_items and not round_items:
+                return self._update_room(room_id, expected_version, update)
             try:
-                self.client.transact_write_items(TransactItems=items)
+                self.client.transact_write_items(
+                    TransactItems=[{"Update": update}, *rating_items, *round_items]
+                )
                 return expected_version + 1
             except Exception as err:
                 reasons = _cancellation_codes(err)
@@ -365,19 +400,74 @@ class DynamoStore:
                     raise VersionConflict(
                         room_id, expected_version, self._current_room(room_id, err)
                     ) from None
-                if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                n = len(rating_items)
+                if n and len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
                     # Applied before (a retried write): the ratings must not move twice.
+                    assert ratings is not None
                     log.warning(
                         "ratings of game %s already applied; saving room only", ratings.game_key
                     )
-                    return self._update_room(room_id, expected_version, update)
-                if "ConditionalCheckFailed" in reasons[2:]:
+                    rating_items = []
+                    continue
+                if "ConditionalCheckFailed" in reasons[2 : 1 + n]:
                     raise UnknownUser("a rated user does not exist") from None
+                recorded = reasons[1 + n :]
+                if "ConditionalCheckFailed" in recorded:
+                    # Those rounds are recorded already: a replayed record changes nothing.
+                    round_items = [
+                        item
+                        for item, code in zip(round_items, recorded, strict=False)
+                        if code != "ConditionalCheckFailed"
+                    ]
+                    continue
                 # Cancelled by a concurrent write to one of the items: nothing was written.
                 if "TransactionConflict" in reasons and attempts < TRANSACTION_ATTEMPTS:
                     attempts += 1
                     continue
                 raise
+
+    def _round_items(self, room_id: str, rounds: RoundsWrite, slots: int) -> list[dict[str, Any]]:
+        """Put-if-absent items of round records: one per round, or grouped to fit ``slots``.
+
+        A change completes one round as a rule; a table of bots alone (or a room woken after
+        a long sleep) can complete more rounds in one change than a transaction holds items,
+        and then consecutive rounds share an item, keyed by the first of them.
+        """
+        records = sorted(rounds.records, key=lambda r: int(r["round"]))
+        size = -(-len(records) // max(1, slots))
+        items: list[dict[str, Any]] = []
+        for start in range(0, len(records), size):
+            group = records[start : start + size]
+            first, last = int(group[0]["round"]), int(group[-1]["round"])
+            name, value = _encode_json("records", group)
+            item: Item = {
+                "pk": _s(f"ROOM#{room_id}"),
+                "sk": _s(f"ROUND#{first:05d}"),
+                "first": _n(first),
+                "last": _n(last),
+                name: value,
+            }
+            if rounds.expires_at_s is not None:
+                item["expires_at"] = _n(rounds.expires_at_s)
+            items.append(
+                {
+                    "Put": {
+                        "TableName": self.table_name,
+                        "Item": item,
+                        # Once per round: a replayed record must not replace the first one.
+                        "ConditionExpression": "attribute_not_exists(sk)",
+                    }
+                }
+            )
+        return items
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order (one Query, paged)."""
+        found: dict[int, JsonDict] = {}
+        for item in self._iter_query(f"ROOM#{room_id}", "ROUND#", None):
+            for record in _decode_json("records", item):
+                found.setdefault(int(record["round"]), record)
+        return [found[n] for n in sorted(found)]
 
     def _current_room(self, room_id: str, err: Exception) -> StoredRoom | None:
         """The room as it is now: from the cancelled transaction's reason, else one read."""

@@ -28,6 +28,7 @@ from chalicelib.ports import (
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
+    RoundsWrite,
     StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
@@ -84,6 +85,7 @@ class MemoryStore:
         self._conns: dict[str, _Conn] = {}
         self._subs: dict[str, dict[str, str | None]] = {}
         self._tickets: dict[str, tuple[str, int]] = {}
+        self._rounds: dict[str, dict[int, JsonDict]] = {}
 
     def ensure_table(self) -> None:
         """Nothing to create; present so both stores set up alike."""
@@ -132,17 +134,20 @@ class MemoryStore:
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
         With ``ratings``, the deltas and the game record are applied in the same locked step
-        (once per game key; the room alone is written when the record exists).
+        (once per game key; the room alone is written when the record exists). With
+        ``rounds``, each round number without a record gets its record in the same step.
         """
         if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         # Everything that can fail happens before the first change: all or nothing.
         state_text, summary_copy = json.dumps(state), _copy(summary)
         record: JsonDict = {} if ratings is None else _copy(ratings.record)
+        records = [] if rounds is None else [_copy(r) for r in rounds.records]
         with self._lock:
             room = self._rooms.get(room_id)
             if room is None or room.version != expected_version:
@@ -152,12 +157,21 @@ class MemoryStore:
                 if any(uid not in self._users for uid in ratings.changes):
                     raise UnknownUser("a rated user does not exist")
                 self._add_ratings(ratings.game_key, ratings.changes, record)
+            kept = self._rounds.setdefault(room_id, {})
+            for r in records:
+                kept.setdefault(int(r["round"]), r)  # once per round: a replay changes nothing
             room.state = state_text
             room.version = expected_version + 1
             room.summary = summary_copy
             if expires_at_s is not None:
                 room.expires_at = expires_at_s
             return room.version
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order."""
+        with self._lock:
+            kept = self._rounds.get(room_id, {})
+            return [_copy(kept[n]) for n in sorted(kept)]
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""
