@@ -259,6 +259,19 @@ def room_get(call: Call, room_id: str) -> Any:
 
 
 @api(
+    "GET",
+    "/rooms/{room_id}/history",
+    summary="Hand history",
+    auth="optional",
+    answer=s.HandHistory,
+)
+def room_history(call: Call, room_id: str) -> Any:
+    """Every round of a finished game (format ``liars-lies/hand-history`` v1); during play only
+    the latest reveal."""
+    return _service().history(room_id)
+
+
+@api(
     "PATCH",
     "/rooms/{room_id}/settings",
     summary="Edit settings",
