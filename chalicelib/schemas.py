@@ -624,6 +624,48 @@ class HandHistory(Answer):
     results: ResultsOut | None
 
 
+class LeaderboardRow(Answer):
+    """A listed player."""
+
+    rank: int = Field(description="1 for the highest rating.")
+    name: str
+    rating: float
+    games: int = Field(description="Rated games played.")
+
+
+class LeaderboardAnswer(Answer):
+    """The top registered players by rating with at least ``min_games`` rated games."""
+
+    min_games: int
+    players: list[LeaderboardRow]
+
+
+class ProfileGame(Answer):
+    """One of the player's own rated games (newest first)."""
+
+    room_id: str
+    finished_at: str | None
+    rules: str
+    players: int = Field(description="Seats in the game, bots included.")
+    rank: int
+    rating_before: float
+    delta: float
+    rating_after: float
+
+
+class ProfileAnswer(Answer):
+    """A registered player's public profile."""
+
+    username: str
+    name: str
+    rating: float
+    rated_games: int
+    wins: int
+    best_finish: int | None = Field(description="The best rank reached; null before any game.")
+    listed: bool = Field(description="On the leaderboard (at least five rated games).")
+    recent: list[ProfileGame] = Field(description="The latest rated games, newest first.")
+
+
 class ChatUser(Answer):
     """Who wrote a message."""
 

@@ -37,6 +37,7 @@ from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_lim
 from chalicelib.ports import (
     Clock,
     Notifier,
+    RatedOutcome,
     RatingsWrite,
     RoundsWrite,
     Store,
@@ -59,6 +60,11 @@ CLOSED_ROOM_TTL_SECONDS = 30 * 24 * 3600
 """Finished and closed rooms are kept 30 days (results, recreate pointer), then expire."""
 ROUND_RECORD_TTL_SECONDS = CLOSED_ROOM_TTL_SECONDS + 7 * 24 * 3600
 """Round records outlive their room's 30 days by a week, counted from when they are written."""
+LEADERBOARD_MIN_GAMES = 5
+"""Registered players appear on the leaderboard from their fifth rated game on."""
+LEADERBOARD_DEFAULT = 20
+LEADERBOARD_MAX = 100
+PROFILE_RECENT_GAMES = 10
 LOGIN_ATTEMPTS = 10
 LOGIN_WINDOW_SECONDS = 300
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
@@ -271,6 +277,47 @@ class Service:
                 continue
         return {"preferences": {"continue_mode": mode}}
 
+    def leaderboard(self, limit: str | None) -> JsonDict:
+        """The top registered players by rating with at least five rated games."""
+        n = LEADERBOARD_DEFAULT
+        if limit is not None:
+            if not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit) <= LEADERBOARD_MAX:
+                raise ApiError(
+                    400,
+                    "invalid_input",
+                    f"limit must be a whole number from 1 to {LEADERBOARD_MAX}",
+                    field="limit",
+                )
+            n = int(limit)
+        rows = [r for r in self.store.leaderboard(n) if r["games"] >= LEADERBOARD_MIN_GAMES]
+        return {
+            "min_games": LEADERBOARD_MIN_GAMES,
+            "players": [
+                {"rank": i, "name": r["name"], "rating": r["rating"], "games": r["games"]}
+                for i, r in enumerate(rows, start=1)
+            ],
+        }
+
+    def profile(self, username: str) -> JsonDict:
+        """A registered player's public profile: rating, games, wins, best finish, recent games.
+
+        Only the player's own rated games are listed; guests have no profile.
+        """
+        user = self.store.get_user_by_username(username)
+        if user is None or user.guest or user.username is None:
+            raise not_found("no registered user has that username", "unknown_user")
+        stats = self.store.get_player_stats(user.id)
+        return {
+            "username": user.username,
+            "name": user.name,
+            "rating": stats.rating,
+            "rated_games": stats.games,
+            "wins": stats.finishes.get(1, 0),
+            "best_finish": min(stats.finishes) if stats.finishes else None,
+            "listed": stats.games >= LEADERBOARD_MIN_GAMES,
+            "recent": self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES),
+        }
+
     def ticket(self, caller: Caller) -> JsonDict:
         """A single-use WebSocket ticket."""
         t = auth.new_ticket(self.now())
@@ -285,31 +332,56 @@ class Service:
             raise not_found("no such room", "unknown_room")
         return Room.from_dict(stored.state), stored.version
 
-    def _finish_ratings(self, room: Room) -> dict[str, float] | None:
-        """For a game that just finished rated: fill results; return the deltas to apply."""
+    def _finish_ratings(
+        self, room: Room
+    ) -> tuple[dict[str, float], dict[str, RatedOutcome]] | None:
+        """For a game that just finished rated: fill results; return the deltas to apply and
+        each player's outcome for their profile and the leaderboard."""
         if room.status != Status.FINISHED or not room.rated or room.results is None:
             return None
         if "elo" in room.results:
             return None
         uids = [p.user_id for p in room.players if not p.is_bot and p.user_id]
-        changes = elo.final_changes(room, self.store.get_ratings(uids))
+        standings = self.store.get_standings(uids)
+        changes = elo.final_changes(room, {u: st.rating for u, st in standings.items()})
         elo.apply_to_results(room, changes)
-        return {uid: c["delta"] for uid, c in changes.items()}
+        finished_at = room.game.finished_at if room.game and room.game.finished_at else self.now()
+        outcomes: dict[str, RatedOutcome] = {}
+        for p in room.players:
+            standing = standings.get(p.user_id or "")
+            change = changes.get(p.user_id or "")
+            if standing is None or change is None or p.rank is None:
+                continue
+            row = {
+                "room_id": room.id,
+                "finished_at": iso(finished_at),
+                "rules": room.settings.rules,
+                "players": len(room.players),
+                "rank": p.rank,
+                "rating_before": change["before"],
+                "delta": change["delta"],
+                "rating_after": change["after"],
+            }
+            # On the leaderboard: registered players from their fifth rated game on.
+            listed = not standing.guest and standing.games + 1 >= LEADERBOARD_MIN_GAMES
+            outcomes[p.user_id or ""] = RatedOutcome(p.rank, finished_at, row, listed)
+        return {uid: c["delta"] for uid, c in changes.items()}, outcomes
 
     def _save(self, room: Room, version: int, before: Status, events: list[Event]) -> int:
         """Conditional write; then the effects. Raises VersionConflict on a lost race."""
-        deltas = self._finish_ratings(room)
+        finished = self._finish_ratings(room)
         expires = None
         if room.status in (Status.FINISHED, Status.CLOSED):
             expires = self.now() // 1000 + CLOSED_ROOM_TTL_SECONDS
         ratings = None
-        if deltas is not None:
+        if finished is not None:
+            deltas, outcomes = finished
             record = {
                 "room_id": room.id,
                 "results": room.results,
                 "finished_at": room.game.finished_at if room.game else None,
             }
-            ratings = RatingsWrite(room.id, deltas, record)
+            ratings = RatingsWrite(room.id, deltas, record, outcomes)
         rounds = None
         if room.completed:
             # The rounds this change completed are recorded in the same atomic write.

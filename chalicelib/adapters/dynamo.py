@@ -16,6 +16,7 @@ lobby list.
 | invitation        | USER#<user_id>       | INVITE#<room_id>| host_name, at, expires_at           |
 | username          | USERNAME#<lowercase> | USERNAME        | user_id                             |
 | rated game        | GAME#<game_key>      | GAME            | changes, record                     |
+| user's rated game | USER#<user_id>       | RATED#<at>#<key>| row                                 |
 | rate-limit window | RATE#<key>           | W#<window no.>  | n, expires_at                       |
 | connection        | CONN#<conn_id>       | CONN            | user_id, connected_at, rooms, expires_at |
 | ticket            | TICKET#<sha256>      | TICKET          | user_id, expires_ms, expires_at     |
@@ -43,10 +44,13 @@ from chalicelib.adapters._aws import LazyClient
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    PlayerStats,
+    RatedOutcome,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
     RoundsWrite,
+    Standing,
     StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
@@ -61,6 +65,8 @@ DEFAULT_RATING = 1500
 INVITATION_TTL_SECONDS = 7 * 24 * 3600
 MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
 MAX_TRANSACTION_ITEMS = 100
+LEADERBOARD_SHARDS = 8
+"""The leaderboard index (``gsi2``) is spread over this many partitions (``LB#0`` … ``LB#7``)."""
 TRANSACTION_ATTEMPTS = 3  # a transaction cancelled by a concurrent write is tried again
 
 log = logging.getLogger(__name__)
@@ -143,6 +149,12 @@ def lobby_sort_key(created_at_ms: int, room_id: str) -> str:
     return f"{created_at_ms:015d}#{room_id}"
 
 
+def leaderboard_shard(user_id: str) -> str:
+    """The leaderboard index partition of a user: a stable hash of the id over the shards."""
+    digest = hashlib.sha256(user_id.encode()).digest()
+    return f"LB#{int.from_bytes(digest[:4], 'big') % LEADERBOARD_SHARDS}"
+
+
 def count_requests(store: DynamoStore) -> Counter[str]:
     """Count the store's DynamoDB calls by operation name from now on (for benchmarks, tests)."""
     counts: Counter[str] = Counter()
@@ -185,8 +197,11 @@ class DynamoStore:
                 TableName=self.table_name,
                 BillingMode="PAY_PER_REQUEST",
                 AttributeDefinitions=[
-                    {"AttributeName": name, "AttributeType": "S"}
-                    for name in ("pk", "sk", "gsi1pk", "gsi1sk")
+                    *(
+                        {"AttributeName": name, "AttributeType": "S"}
+                        for name in ("pk", "sk", "gsi1pk", "gsi1sk", "lbpk")
+                    ),
+                    {"AttributeName": "rating", "AttributeType": "N"},
                 ],
                 KeySchema=[
                     {"AttributeName": "pk", "KeyType": "HASH"},
@@ -203,7 +218,19 @@ class DynamoStore:
                             "ProjectionType": "INCLUDE",
                             "NonKeyAttributes": ["room_id", "summary"],
                         },
-                    }
+                    },
+                    {
+                        # The leaderboard: sparse (only listed users have lbpk), sharded.
+                        "IndexName": "gsi2",
+                        "KeySchema": [
+                            {"AttributeName": "lbpk", "KeyType": "HASH"},
+                            {"AttributeName": "rating", "KeyType": "RANGE"},
+                        ],
+                        "Projection": {
+                            "ProjectionType": "INCLUDE",
+                            "NonKeyAttributes": ["user_id", "name", "games"],
+                        },
+                    },
                 ],
             )
         except Exception as err:
@@ -376,7 +403,13 @@ class DynamoStore:
         if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         rating_items = (
-            self._rating_items(ratings.game_key, ratings.changes, ratings.record)
+            self._rating_items(
+                ratings.game_key,
+                ratings.changes,
+                ratings.record,
+                ratings.outcomes,
+                reserve=2 if rounds is not None and rounds.records else 1,
+            )
             if ratings is not None
             else []
         )
@@ -655,9 +688,17 @@ class DynamoStore:
         return True
 
     def _rating_items(
-        self, game_key: str, changes: dict[str, float], record: JsonDict
+        self,
+        game_key: str,
+        changes: dict[str, float],
+        record: JsonDict,
+        outcomes: dict[str, RatedOutcome] | None = None,
+        *,
+        reserve: int = 0,
     ) -> list[dict[str, Any]]:
-        """Transaction items: the game record (first, once only), then one update per user."""
+        """Transaction items: the game record (first, once only), one update per user, then
+        each user's profile row (when they fit beside ``reserve`` other items)."""
+        outcomes = outcomes or {}
         items: list[dict[str, Any]] = [
             {
                 "Put": {
@@ -674,21 +715,47 @@ class DynamoStore:
             }
         ]
         for uid, delta in changes.items():
-            items.append(
-                {
-                    "Update": {
-                        "TableName": self.table_name,
-                        "Key": {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")},
-                        "UpdateExpression": "SET rating = if_not_exists(rating, :base) + :d",
-                        # Only existing users: never create a profile out of a rating.
-                        "ConditionExpression": "attribute_exists(pk)",
-                        "ExpressionAttributeValues": {
-                            ":base": _n(DEFAULT_RATING),
-                            ":d": _n(float(delta)),
-                        },
-                    }
+            outcome = outcomes.get(uid)
+            expression = "SET rating = if_not_exists(rating, :base) + :d"
+            values: dict[str, Any] = {":base": _n(DEFAULT_RATING), ":d": _n(float(delta))}
+            names: dict[str, str] = {}
+            if outcome is not None:
+                if outcome.listed:
+                    expression += ", lbpk = :lb"
+                    values[":lb"] = _s(leaderboard_shard(uid))
+                # Counters, not read-modify-write: two games ending at once both count.
+                expression += " ADD games :one, #rk :one"
+                values[":one"] = _n(1)
+                names["#rk"] = f"rank{int(outcome.rank)}"
+            update: dict[str, Any] = {
+                "TableName": self.table_name,
+                "Key": {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")},
+                "UpdateExpression": expression,
+                # Only existing users: never create a profile out of a rating.
+                "ConditionExpression": "attribute_exists(pk)",
+                "ExpressionAttributeValues": values,
+            }
+            if names:
+                update["ExpressionAttributeNames"] = names
+            items.append({"Update": update})
+        rows = [
+            {
+                "Put": {
+                    "TableName": self.table_name,
+                    "Item": {
+                        "pk": _s(f"USER#{uid}"),
+                        "sk": _s(f"RATED#{o.finished_at_ms:015d}#{game_key}"),
+                        "row": _s(_compact(o.row)),
+                    },
                 }
-            )
+            }
+            for uid, o in outcomes.items()
+            if uid in changes
+        ]
+        if len(items) + len(rows) + reserve <= MAX_TRANSACTION_ITEMS:
+            items += rows
+        elif rows:
+            log.warning("game %s: too many players to list it on their profiles", game_key)
         return items
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
@@ -703,6 +770,91 @@ class DynamoStore:
             return None
         data: JsonDict = json.loads(item["record"]["S"])
         return data
+
+    def get_standings(self, user_ids: list[str]) -> dict[str, Standing]:
+        """Rating, rated games and guest flag of each existing user (BatchGetItem per 100)."""
+        wanted = list(dict.fromkeys(user_ids))
+        out: dict[str, Standing] = {}
+        for start in range(0, len(wanted), 100):
+            keys = [
+                {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")}
+                for uid in wanted[start : start + 100]
+            ]
+            request: dict[str, Any] = {
+                self.table_name: {
+                    "Keys": keys,
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "user_id, rating, games, guest",
+                }
+            }
+            while request:
+                answer = self.client.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self.table_name, []):
+                    out[item["user_id"]["S"]] = Standing(
+                        rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
+                        games=int(item.get("games", {}).get("N", "0")),
+                        guest=bool(item.get("guest", {}).get("BOOL", False)),
+                    )
+                request = answer.get("UnprocessedKeys") or {}
+        return out
+
+    def get_player_stats(self, user_id: str) -> PlayerStats:
+        """A user's rating, rated games and finishes (one GetItem)."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s("PROFILE")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item") or {}
+        finishes = {
+            int(name[4:]): int(value["N"])
+            for name, value in item.items()
+            if name.startswith("rank") and name[4:].isdigit() and int(value["N"]) > 0
+        }
+        return PlayerStats(
+            rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
+            games=int(item.get("games", {}).get("N", "0")),
+            finishes=finishes,
+        )
+
+    def list_rated_games(self, user_id: str, limit: int) -> list[JsonDict]:
+        """The user's latest rated games, newest first (one Query)."""
+        if limit <= 0:
+            return []
+        answer = self.client.query(
+            TableName=self.table_name,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :p)",
+            ExpressionAttributeValues={":pk": _s(f"USER#{user_id}"), ":p": _s("RATED#")},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [json.loads(it["row"]["S"]) for it in answer.get("Items", [])]
+
+    def leaderboard(self, limit: int) -> list[JsonDict]:
+        """The top ``limit`` listed users: one Query per shard of ``gsi2``, merged."""
+        if limit <= 0:
+            return []
+        found: list[JsonDict] = []
+        for shard in range(LEADERBOARD_SHARDS):
+            answer = self.client.query(
+                TableName=self.table_name,
+                IndexName="gsi2",
+                KeyConditionExpression="lbpk = :s",
+                ExpressionAttributeValues={":s": _s(f"LB#{shard}")},
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+            for it in answer.get("Items", []):
+                found.append(
+                    {
+                        "user_id": it["user_id"]["S"],
+                        "name": it["name"]["S"],
+                        "rating": float(it["rating"]["N"]),
+                        "games": int(it.get("games", {}).get("N", "0")),
+                    }
+                )
+        found.sort(key=lambda r: (-r["rating"], r["name"].lower(), r["user_id"]))
+        return found[:limit]
 
     def add_invitation(
         self, user_id: str, room_id: str, host_name: str, *, now_ms: int | None = None

@@ -25,10 +25,12 @@ from chalicelib.adapters.dynamo import (
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    PlayerStats,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
     RoundsWrite,
+    Standing,
     StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
@@ -59,6 +61,11 @@ class _Room:
 class _User:
     record: UserRecord
     rating: Decimal | None = None
+    games: int = 0
+    finishes: dict[int, int] = field(default_factory=dict)
+    listed: bool = False
+    rated: dict[str, JsonDict] = field(default_factory=dict)
+    """Profile rows by ``<finished at, 15 digits>#<game key>``."""
 
 
 @dataclass
@@ -157,6 +164,7 @@ class MemoryStore:
                 if any(uid not in self._users for uid in ratings.changes):
                     raise UnknownUser("a rated user does not exist")
                 self._add_ratings(ratings.game_key, ratings.changes, record)
+                self._add_outcomes(ratings)
             kept = self._rounds.setdefault(room_id, {})
             for r in records:
                 kept.setdefault(int(r["round"]), r)  # once per round: a replay changes nothing
@@ -282,6 +290,63 @@ class MemoryStore:
             base = Decimal(DEFAULT_RATING) if user.rating is None else user.rating
             user.rating = _DECIMAL.add(base, Decimal(repr(float(delta))))
         self._games[game_key] = record
+
+    def _add_outcomes(self, ratings: RatingsWrite) -> None:
+        """Count each rated user's game and finish, list them, keep their profile row."""
+        for uid, o in ratings.outcomes.items():
+            if uid not in ratings.changes:
+                continue
+            user = self._users[uid]
+            user.games += 1
+            user.finishes[o.rank] = user.finishes.get(o.rank, 0) + 1
+            user.listed = user.listed or o.listed
+            user.rated[f"{o.finished_at_ms:015d}#{ratings.game_key}"] = _copy(o.row)
+
+    def get_standings(self, user_ids: list[str]) -> dict[str, Standing]:
+        """Rating, rated games and guest flag of each existing user."""
+        with self._lock:
+            return {
+                uid: Standing(
+                    float(DEFAULT_RATING if u.rating is None else u.rating),
+                    u.games,
+                    u.record.guest,
+                )
+                for uid in user_ids
+                if (u := self._users.get(uid)) is not None
+            }
+
+    def get_player_stats(self, user_id: str) -> PlayerStats:
+        """A user's rating, rated games and finishes."""
+        with self._lock:
+            u = self._users.get(user_id)
+            if u is None:
+                return PlayerStats(float(DEFAULT_RATING), 0, {})
+            rating = float(DEFAULT_RATING if u.rating is None else u.rating)
+            return PlayerStats(rating, u.games, dict(u.finishes))
+
+    def list_rated_games(self, user_id: str, limit: int) -> list[JsonDict]:
+        """The user's latest rated games, newest first."""
+        with self._lock:
+            u = self._users.get(user_id)
+            if u is None or limit <= 0:
+                return []
+            return [_copy(u.rated[k]) for k in sorted(u.rated, reverse=True)[:limit]]
+
+    def leaderboard(self, limit: int) -> list[JsonDict]:
+        """Listed users by rating, highest first."""
+        with self._lock:
+            found: list[JsonDict] = [
+                {
+                    "user_id": uid,
+                    "name": u.record.name,
+                    "rating": float(DEFAULT_RATING if u.rating is None else u.rating),
+                    "games": u.games,
+                }
+                for uid, u in self._users.items()
+                if u.listed
+            ]
+        found.sort(key=lambda r: (-r["rating"], r["name"].lower(), r["user_id"]))
+        return found[: max(0, limit)]
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
         """The record stored by ``apply_ratings`` for this game, or None."""
