@@ -13,7 +13,6 @@ one error mapping of ``chalicelib.errors``, so no client input can produce a 5xx
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,8 +21,10 @@ from typing import Any
 from chalice.app import Chalice, ChaliceViewError, Rate, Response
 from pydantic import BaseModel
 
+from chalicelib import jsonbody
 from chalicelib import schemas as s
-from chalicelib.errors import ApiError, body, to_response
+from chalicelib.errors import ApiError, body, retry_after, to_response
+from chalicelib.ports import Unavailable
 
 app = Chalice(app_name="liars-lies")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
@@ -48,8 +49,12 @@ def _service() -> Any:
     return Service()
 
 
-def _json(status: int, payload: Any) -> Response:
-    return Response(body=payload, status_code=status, headers=JSON_HEADERS)
+def _json(status: int, payload: Any, exc: BaseException | None = None) -> Response:
+    headers = JSON_HEADERS
+    wait = retry_after(exc) if exc is not None else None
+    if wait is not None:
+        headers = {**JSON_HEADERS, "Retry-After": str(wait)}
+    return Response(body=payload, status_code=status, headers=headers)
 
 
 def _parse_body(model: type[BaseModel] | None, raw: bytes | str | None) -> Any:
@@ -60,7 +65,11 @@ def _parse_body(model: type[BaseModel] | None, raw: bytes | str | None) -> Any:
         data: Any = {}
     else:
         try:
-            data = json.loads(text)
+            data = jsonbody.loads(text)
+        except jsonbody.TooDeep:
+            raise ApiError(
+                400, "invalid_json", f"the body nests deeper than {jsonbody.MAX_DEPTH} levels"
+            ) from None
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
     if model is None:
@@ -103,6 +112,9 @@ def api(
                 caller = caller_from_header(headers.get("authorization"))
                 if caller is not None:
                     _observability().bind(user_id=caller.user_id)
+                if caller is not None and auth != "none":
+                    # A valid token of a user that no longer exists is refused (401).
+                    caller = _service().known(caller)
                 if auth == "signed_in":
                     caller = require(caller)
                 elif auth == "registered":
@@ -114,7 +126,7 @@ def api(
             except Exception as exc:
                 known = to_response(exc)
                 if known is not None:
-                    return _json(*known)
+                    return _json(*known, exc)
                 if isinstance(exc, ChaliceViewError):
                     return _json(
                         exc.STATUS_CODE if exc.STATUS_CODE < 500 else 400,
@@ -502,6 +514,9 @@ def ws_connect(event: Any) -> dict[str, int]:
     query = event.to_dict().get("queryStringParameters") or {}
     try:
         answer: dict[str, int] = _realtime().connect(event.connection_id, query)
+    except Unavailable:
+        log.warning("WebSocket connect refused: the store is unavailable")
+        return {"statusCode": 503}
     except Exception:
         log.exception("WebSocket connect failed")
         return {"statusCode": 500}

@@ -3,7 +3,9 @@
 Every error answer has the shape ``{"error": {"code", "message", "field"?}}`` (API.md); a lost
 race on a room also carries ``"room"``: the caller's view of the room as it is now. Engine
 errors (``DomainError``) carry their own code and status; store, auth and validation errors
-are mapped here. Anything unexpected becomes a 400 ``bad_request`` only where the input is to
+are mapped here, and so is ``Unavailable`` (the adapters' word for an infrastructure fault:
+throttling, a service error, a timeout), which answers 503 ``unavailable`` with
+``Retry-After`` (``retry_after``). Anything unexpected becomes a 400 ``bad_request`` only where the input is to
 blame; the route wrapper in ``app.py`` guarantees no 5xx reaches a client for its input.
 """
 
@@ -19,6 +21,7 @@ from chalicelib.ports import (
     RoomLimitReached,
     StoreError,
     TooManyRatingChanges,
+    Unavailable,
     UnknownUser,
     UserExists,
     UsernameTaken,
@@ -82,6 +85,17 @@ _STORE_STATUS: dict[type[StoreError], tuple[int, str]] = {
 }
 
 
+UNAVAILABLE_MESSAGE = "the service is busy or briefly unavailable; nothing was changed, try again"
+
+
+def retry_after(exc: BaseException) -> int | None:
+    """Seconds a client should wait before retrying (the ``Retry-After`` header), if any."""
+    seconds = getattr(exc, "retry_after", None)
+    if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > 0:
+        return seconds
+    return None
+
+
 def body(code: str, message: str, field: str | None = None) -> JsonDict:
     """The API's error body."""
     err: JsonDict = {"code": code, "message": message}
@@ -112,6 +126,8 @@ def to_response(exc: BaseException) -> tuple[int, JsonDict] | None:
         return exc.status, body(exc.code, exc.message, exc.field)
     if isinstance(exc, ValidationError):
         return _validation(exc)
+    if isinstance(exc, Unavailable):
+        return 503, body("unavailable", UNAVAILABLE_MESSAGE)
     if isinstance(exc, StoreError):
         status, message = _STORE_STATUS.get(type(exc), (409, str(exc)))
         return status, body(exc.code, message)

@@ -79,6 +79,23 @@ class Connection:
     rooms: frozenset[str] = field(default_factory=frozenset)
 
 
+class Unavailable(Exception):
+    """The infrastructure failed in a way worth retrying later (throttled, down, timed out).
+
+    Adapters raise it for AWS errors that botocore's own retries did not absorb; the API
+    answers 503 ``unavailable`` with ``Retry-After: retry_after`` (``chalicelib.errors``).
+    ``reason`` is ``throttled``, ``conflict`` (a transaction cancelled by a concurrent one,
+    worth retrying at once), ``failed`` (a server error) or ``timeout``.
+    """
+
+    code = "unavailable"
+
+    def __init__(self, message: str, *, reason: str = "failed", retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
 class StoreError(Exception):
     """Base class of the store's domain errors; ``code`` is stable and snake_case."""
 
@@ -194,6 +211,16 @@ class RoundsWrite:
     expires_at_s: int | None = None
 
 
+@dataclass(frozen=True)
+class NewRoom:
+    """A room to create at version 1, counted against ``owner_id``'s open-room cap."""
+
+    room_id: str
+    state: JsonDict
+    summary: JsonDict
+    owner_id: str
+
+
 class RoomStore(Protocol):
     """Rooms: one versioned item each, written only under a version condition."""
 
@@ -236,6 +263,24 @@ class RoomStore(Protocol):
 
     def list_rounds(self, room_id: str) -> list[JsonDict]:
         """The room's round records in round order (empty when none)."""
+        ...
+
+    def recreate_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        new: NewRoom,
+        *,
+        max_open: int | None = None,
+    ) -> int:
+        """Replace ``room_id`` (as ``save_room``) and create ``new`` in ONE atomic write.
+
+        The new room is stored at version 1 and counted against ``new.owner_id``'s cap
+        (``max_open``, as in ``create_room``); returns the old room's new version. Raises
+        VersionConflict, RoomExists (the new id) or RoomLimitReached, and then writes nothing.
+        """
         ...
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:

@@ -20,15 +20,19 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from chalicelib import jsonbody
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room
 from chalicelib.engine.views import events_for
-from chalicelib.errors import ApiError, body, to_response
+from chalicelib.errors import ApiError, body, retry_after, to_response
+from chalicelib.retry import with_backoff
 from chalicelib.service import Deps, Service, current_deps, view
 
 log = logging.getLogger(__name__)
@@ -84,7 +88,8 @@ def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) 
     """Send each subscriber of ``room_id`` the message built for its user; prune gone ones."""
     delivered = 0
     built: dict[str | None, JsonDict] = {}
-    for connection_id, user_id in deps.store.subscribers(room_id):
+    watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
+    for connection_id, user_id in watchers:
         try:
             if user_id not in built:
                 built[user_id] = build(user_id)
@@ -129,12 +134,57 @@ def schedule_next(room: Room, version: int, *, deps: Deps | None = None) -> int 
     deadline = game_flow.next_deadline(room)
     if deadline is not None:
         d.timers.schedule(room.id, version, deadline)
+        _armed.remember(d, room.id, version)
     if version > 1:
+        _armed.forget(d, room.id, version - 1)
         try:
             d.timers.cancel(room.id, version - 1)
         except Exception:
             log.exception("cancelling the schedule of room %s v%s failed", room.id, version - 1)
     return deadline
+
+
+class _Armed:
+    """The wake-ups this process armed (or repaired), by timers, room and version; bounded."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._keys: OrderedDict[tuple[int, str, int], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys[(id(deps.timers), room_id, version)] = None
+            while len(self._keys) > self._size:
+                self._keys.popitem(last=False)
+
+    def forget(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys.pop((id(deps.timers), room_id, version), None)
+
+    def known(self, deps: Deps, room_id: str, version: int) -> bool:
+        with self._lock:
+            return (id(deps.timers), room_id, version) in self._keys
+
+
+_armed = _Armed()
+
+
+def ensure_wake_up(room: Room, version: int, *, deps: Deps | None = None) -> None:
+    """Repair a lost wake-up: arm the room's wake-up at ``version`` if it has a deadline.
+
+    Called on every touch of a room that writes nothing. If the CreateSchedule after the
+    write that set the deadline failed, the wake-up is missing; scheduling is idempotent by
+    the deterministic name (room id and version), so asking again is safe. A wake-up this
+    process armed or repaired already is not asked for again, so a warm Lambda calls the
+    scheduler at most once per room version. Raises what the timers raise (callers log it).
+    """
+    d = deps or current_deps()
+    deadline = game_flow.next_deadline(room)
+    if deadline is None or _armed.known(d, room.id, version):
+        return
+    d.timers.schedule(room.id, version, deadline)
+    _armed.remember(d, room.id, version)
 
 
 def after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
@@ -229,7 +279,11 @@ def parse_message(raw: str | None) -> ClientMessage:
             f"messages are limited to {MAX_CLIENT_MESSAGE_CHARS} characters",
         )
     try:
-        data = json.loads(raw)
+        data = jsonbody.loads(raw)
+    except jsonbody.TooDeep:
+        raise ApiError(
+            400, "invalid_json", f"the message nests deeper than {jsonbody.MAX_DEPTH} levels"
+        ) from None
     except ValueError:
         raise ApiError(400, "invalid_json", "the message is not valid JSON") from None
     if not isinstance(data, dict):
@@ -301,6 +355,9 @@ def answer_message(
             err = body("internal_error", "something went wrong on our side")["error"]
         else:
             err = known[1]["error"]
+        wait = retry_after(exc)
+        if wait is not None:
+            context["retry_after"] = wait
         return [error_message(err["code"], err["message"], **context)]
 
 
@@ -330,7 +387,12 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         return {"room_id": room_id, "error": "invalid_event"}
     d = deps or current_deps()
     try:
-        room, now_version = Service(d).advance_room(room_id)
+        # Nobody waits on a wake-up: an infrastructure fault is retried here, and one that
+        # persists fails the invocation, so Lambda's asynchronous retries (then the timer's
+        # dead-letter destination) take over.
+        room, now_version = with_backoff(
+            lambda: Service(d).advance_room(room_id), what=f"timer of room {room_id}"
+        )
     except ApiError as err:
         if err.status == 404:
             log.info("timer for room %s v%s: the room is gone", room_id, version)
@@ -340,5 +402,10 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
     if deadline is not None and now_version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick. A committed change scheduled its own wake-up already.
+        # The schedule that fired deletes itself after this run: drop it first, so the name is
+        # free for the new one (a repeat of an existing name would be a harmless no-op).
+        _armed.forget(d, room.id, now_version)
+        d.timers.cancel(room.id, now_version)
         d.timers.schedule(room.id, now_version, deadline)
+        _armed.remember(d, room.id, now_version)
     return {"room_id": room_id, "scheduled_version": version, "version": now_version}

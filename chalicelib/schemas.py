@@ -739,6 +739,7 @@ _ERROR_STATUSES = {
     409: "conflict (the body carries the current room view)",
     413: "body too large",
     429: "rate limited",
+    503: "briefly unavailable (throttled or failing); nothing changed, retry after Retry-After",
 }
 
 
@@ -1114,6 +1115,10 @@ class ErrorPush(Answer):
     error: ErrorDetail
     action: str | None = None
     room_id: str | None = None
+    retry_after: int | None = Field(
+        default=None,
+        description="with code unavailable: seconds to wait before sending the message again",
+    )
 
 
 class PongPush(Answer):

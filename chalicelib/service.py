@@ -21,8 +21,8 @@ import functools
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar
 
 from chalicelib import auth, observability
 from chalicelib.engine import game as game_flow
@@ -36,9 +36,11 @@ from chalicelib.engine.views import iso, room_view
 from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_limited, unauthorized
 from chalicelib.ports import (
     Clock,
+    NewRoom,
     Notifier,
     RatedOutcome,
     RatingsWrite,
+    RoomLimitReached,
     RoundsWrite,
     Store,
     Timers,
@@ -47,12 +49,14 @@ from chalicelib.ports import (
     UserRecord,
     VersionConflict,
 )
+from chalicelib.retry import with_backoff
 from chalicelib.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 Event = dict[str, Any]
+T = TypeVar("T")
 
 SERVER_RETRIES = 8
 """Server-driven writes (tick, viewing, preferences) retry this often on a version conflict."""
@@ -109,6 +113,8 @@ class Caller:
     user_id: str
     name: str
     guest: bool
+    record: UserRecord | None = field(default=None, compare=False, repr=False)
+    """The stored user, once ``Service.known`` has read it for this request."""
 
 
 def caller_from_header(header: str | None) -> Caller | None:
@@ -236,10 +242,21 @@ class Service:
         return self._session(user)
 
     def _user(self, caller: Caller) -> UserRecord:
+        if caller.record is not None:
+            return caller.record
         user = self.store.get_user(caller.user_id)
         if user is None:
             raise unauthorized("this account no longer exists", "unknown_user")
         return user
+
+    def known(self, caller: Caller) -> Caller:
+        """The caller with their stored user; 401 ``unknown_user`` when the user is gone.
+
+        A token outlives its user (a guest that expired, an account removed): every route
+        that takes a token checks that its user still exists, with one read kept for the
+        rest of the request.
+        """
+        return replace(caller, record=self._user(replace(caller, record=None)))
 
     def me(self, caller: Caller) -> JsonDict:
         """Profile, rating, preferences and invitations."""
@@ -431,9 +448,49 @@ class Service:
     @staticmethod
     def _quietly(fn: Callable[..., Any], *args: Any) -> None:
         try:
-            fn(*args)
+            with_backoff(lambda: fn(*args), what="after-commit bookkeeping")
         except Exception:
             log.exception("after-commit bookkeeping failed")
+
+    def _repair_wake_up(self, room: Room, version: int) -> None:
+        """Make sure a room read without a write has its wake-up (``realtime.ensure_wake_up``).
+
+        A failure here is logged, never the caller's: the next touch tries again.
+        """
+        from chalicelib import realtime
+
+        try:
+            realtime.ensure_wake_up(room, version, deps=self.deps)
+        except Exception:
+            log.exception("repairing the wake-up of room %s v%s failed", room.id, version)
+
+    def _within_cap(self, owner_id: str, create: Callable[[], T]) -> T:
+        """Run a room creation; at the open-room cap, reconcile the count once and retry.
+
+        The count of a user's open rooms is bookkeeping kept beside the rooms and released
+        after commit, so a release can be lost (a fault after the room's write). Rather than
+        trust it, a creation it refuses re-derives it from the rooms themselves.
+        """
+        try:
+            return create()
+        except RoomLimitReached:
+            if not self._reconcile_open_rooms(owner_id):
+                raise
+        return create()
+
+    def _reconcile_open_rooms(self, user_id: str) -> bool:
+        """Stop counting rooms that are no longer open for ``user_id``; True if any was."""
+        released = False
+        for rid in self.store.open_rooms(user_id):
+            stored = self.store.get_room(rid)
+            if stored is not None:
+                room = Room.from_dict(stored.state)
+                still_open = room.status in (Status.WAITING, Status.PLAYING)
+                if still_open and room.player_of_user(user_id) is not None:
+                    continue
+            self.store.release_room(user_id, rid)
+            released = True
+        return released
 
     def _client_change(
         self, room_id: str, caller: Caller | None, change: Callable[[Room], list[Event]]
@@ -450,6 +507,8 @@ class Service:
                 # The deadlines that passed are the server's to apply, whatever the client did.
                 with contextlib.suppress(VersionConflict):
                     self._save(room, version, before, advanced)
+            else:
+                self._repair_wake_up(room, version)
             raise
         try:
             new_version = self._save(room, version, before, advanced + events)
@@ -479,6 +538,7 @@ class Service:
             if change is not None:
                 events += change(room)
             if not events and room.to_dict() == stored.state:
+                self._repair_wake_up(room, version)
                 return room, version
             try:
                 return room, self._save(room, version, before, events)
@@ -525,12 +585,15 @@ class Service:
         """A new waiting room; the creator is host and ready."""
         user = self._ref(caller)
         room = lobby.create_room(secrets.token_hex(8), user, settings, self.now())
-        version = self.store.create_room(
-            room.id,
-            room.to_dict(),
-            summary(room),
-            owner_id=user.id,
-            max_open=self.cfg.max_rooms_per_user,
+        version = self._within_cap(
+            user.id,
+            lambda: self.store.create_room(
+                room.id,
+                room.to_dict(),
+                summary(room),
+                owner_id=user.id,
+                max_open=self.cfg.max_rooms_per_user,
+            ),
         )
         _after_commit(self.deps, room, version, [{"type": "room_created", "at": self.now()}])
         return self._view(room, version, user.id)
@@ -638,8 +701,13 @@ class Service:
             room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id)
         )
         host_seat = room.host
-        self.store.add_invitation(
-            invitee_id, room_id, host_seat.name if host_seat else caller.name, now_ms=self.now()
+        # After the room's write; a fault here is retried, and a 503 that remains is safe to
+        # repeat (inviting again is idempotent), which writes the invitation.
+        with_backoff(
+            lambda: self.store.add_invitation(
+                invitee_id, room_id, host_seat.name if host_seat else caller.name, now_ms=self.now()
+            ),
+            what="invitation",
         )
         return self._view(room, version, caller.user_id)
 
@@ -697,33 +765,58 @@ class Service:
         return self._view(room, version, caller.user_id)
 
     def recreate(self, caller: Caller, room_id: str) -> JsonDict:
-        """A participant opens a new waiting room with the same settings; the old one points to it."""
+        """A participant opens a new waiting room with the same settings; the old one points to it.
+
+        The old room's pointer (``recreated_as``), the new room and the new room's place in
+        the caller's open-room count are one atomic write (``Store.recreate_room``): a fault
+        leaves either all three or none, so a failed recreate can simply be tried again.
+        """
         user = self._ref(caller)
-        if len(self.store.open_rooms(user.id)) >= self.cfg.max_rooms_per_user:
-            raise rate_limited(
-                "you already have the maximum number of open rooms", "room_limit_reached"
+        # Passed deadlines are applied (and saved, with any ratings) first, as on any touch.
+        room, version = self._server_change(room_id)
+        new = lobby.recreate(room, user, secrets.token_hex(8), self.now())
+        old_summary = summary(room)
+        claim = NewRoom(new.id, new.to_dict(), summary(new), user.id)
+        try:
+            old_version = self._within_cap(
+                user.id,
+                lambda: self.store.recreate_room(
+                    room.id,
+                    room.to_dict(),
+                    old_summary,
+                    version,
+                    claim,
+                    max_open=self.cfg.max_rooms_per_user,
+                ),
             )
-        created: list[Room] = []
-
-        def change(room: Room) -> list[Event]:
-            created.clear()
-            created.append(lobby.recreate(room, user, secrets.token_hex(8), self.now()))
-            return [{"type": "room_recreated", "room_id": created[0].id, "at": self.now()}]
-
-        # The old room's conditional write claims the recreation; only then is the new room made.
-        self._client_change(room_id, caller, change)
-        new = created[0]
-        version = self.store.create_room(new.id, new.to_dict(), summary(new), owner_id=user.id)
-        _after_commit(self.deps, new, version, [])
-        return self._view(new, version, user.id)
+        except VersionConflict as lost:
+            observability.conflict()
+            current = lost.current
+            shown = (
+                self._view(Room.from_dict(current.state), current.version, user.id)
+                if current
+                else None
+            )
+            raise conflict(
+                "the room changed while your request was in flight; nothing was applied", shown
+            ) from None
+        _after_commit(
+            self.deps,
+            room,
+            old_version,
+            [{"type": "room_recreated", "room_id": new.id, "at": self.now()}],
+        )
+        _after_commit(self.deps, new, 1, [])
+        return self._view(new, 1, user.id)
 
     def history(self, room_id: str) -> JsonDict:
         """The hand history (``engine.records.history``): every round once the game is over.
 
-        Passed deadlines are applied first (as for the room view). During play the document
-        holds only what every viewer already sees (the latest reveal), so it needs no caller.
+        A pure read (the room, then its records): it never writes, so a fault is a 503 that
+        changed nothing. Deadlines are applied by the room view, ticks and the timer. During
+        play the document holds only what every viewer already sees (the latest reveal).
         """
-        room, _ = self._server_change(room_id)
+        room, _ = self._load(room_id)
         finished = room.status in (Status.FINISHED, Status.CLOSED) and room.results is not None
         records = self.store.list_rounds(room_id) if finished else []
         return round_records.history(room, records, room_view(room)["results"])

@@ -9,15 +9,20 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from chalicelib.ports import Unavailable
+
 
 class LazyClient:
-    """A boto3 client for ``service``, created on the first ``get()`` (or the one injected)."""
+    """A boto3 client for ``service``, created on the first ``get()`` (or the one injected).
+
+    Either way it is a ``GuardedClient``: infrastructure faults surface as ``Unavailable``.
+    """
 
     def __init__(
         self, service: str, *, client: Any = None, max_attempts: int = 3, **kwargs: Any
     ) -> None:
         self._service = service
-        self._client = client
+        self._client = None if client is None else GuardedClient(client)
         self._max_attempts = max_attempts
         self._kwargs = kwargs
         self._lock = threading.Lock()
@@ -38,5 +43,117 @@ class LazyClient:
                     config = Config(
                         retries={"mode": "standard", "max_attempts": self._max_attempts}
                     )
-                    self._client = boto3.client(self._service, config=config, **self._kwargs)
+                    made = boto3.client(self._service, config=config, **self._kwargs)
+                    self._client = GuardedClient(made)
         return self._client
+
+
+# --- infrastructure faults ---------------------------------------------------------------------
+# The one place a boto error becomes the ports' ``Unavailable``: every adapter's client is a
+# ``GuardedClient``, so each adapter keeps handling only the errors that mean something to it
+# (ConditionalCheckFailed, Gone, Conflict...) and never sees a throttle as a bug.
+
+THROTTLING_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "Throttling",
+        "ThrottledException",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "TooManyRequestsException",
+        "RequestLimitExceeded",
+        "LimitExceededException",
+        "SlowDown",
+    }
+)
+FAILURE_CODES = frozenset(
+    {
+        "InternalServerError",
+        "InternalServerErrorException",
+        "InternalServerException",
+        "InternalFailure",
+        "ServiceUnavailable",
+        "ServiceUnavailableException",
+        "RequestTimeout",
+        "RequestTimeoutException",
+    }
+)
+CONFLICT_CODES = frozenset({"TransactionConflictException", "TransactionInProgressException"})
+# Cancellation reasons of a transaction that a later try may pass (any other reason, such as
+# ConditionalCheckFailed, is the adapter's to interpret).
+TRANSIENT_REASONS = frozenset(
+    {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "None", ""}
+)
+RETRY_AFTER_SECONDS = {"throttled": 2, "conflict": 1, "failed": 1, "timeout": 1}
+
+
+def error_code(err: BaseException) -> str:
+    """The AWS error code of a botocore ``ClientError`` (empty for anything else)."""
+    response = getattr(err, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def unavailable(err: BaseException, operation: str = "") -> Unavailable | None:
+    """The ``Unavailable`` that a boto error stands for, or None when it means something else."""
+    from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+
+    reason: str | None = None
+    if isinstance(err, ClientError):
+        code = error_code(err)
+        status = int(err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+        if code in THROTTLING_CODES:
+            reason = "throttled"
+        elif code in CONFLICT_CODES:
+            reason = "conflict"
+        elif code in FAILURE_CODES or status >= 500:
+            reason = "failed"
+        elif code == "TransactionCanceledException":
+            reasons = [
+                str(r.get("Code") or "") for r in err.response.get("CancellationReasons") or []
+            ]
+            if reasons and all(r in TRANSIENT_REASONS for r in reasons):
+                throttled = {"ThrottlingError", "ProvisionedThroughputExceeded"} & set(reasons)
+                reason = "throttled" if throttled else "conflict"
+    elif isinstance(err, (ConnectionError, HTTPClientError)):
+        reason = "timeout"
+    if reason is None:
+        return None
+    what = error_code(err) or type(err).__name__
+    return Unavailable(
+        f"{operation or 'AWS call'} failed: {what}",
+        reason=reason,
+        retry_after=RETRY_AFTER_SECONDS[reason],
+    )
+
+
+class GuardedClient:
+    """A boto3 client whose calls raise ``Unavailable`` for throttling, failures and timeouts."""
+
+    def __init__(self, client: Any) -> None:
+        object.__setattr__(self, "_client", client)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Tests and benchmarks replace a client method; the replacement is guarded too.
+        setattr(self._client, name, value)
+
+    @property
+    def unguarded(self) -> Any:
+        """The client inside."""
+        return self._client
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._client, name)
+        if name in ("meta", "exceptions") or not callable(target):
+            return target
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return target(*args, **kwargs)
+            except Exception as err:
+                translated = unavailable(err, name)
+                if translated is not None:
+                    raise translated from err
+                raise
+
+        return guarded

@@ -44,6 +44,7 @@ from chalicelib.adapters._aws import LazyClient
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    NewRoom,
     PlayerStats,
     RatedOutcome,
     RatingsWrite,
@@ -59,6 +60,7 @@ from chalicelib.ports import (
     UserRecord,
     VersionConflict,
 )
+from chalicelib.retry import with_backoff
 
 COMPRESS_ABOVE = 256
 DEFAULT_RATING = 1500
@@ -263,6 +265,21 @@ class DynamoStore:
             "gsi1sk": _s(lobby_sort_key(created_at if isinstance(created_at, int) else 0, room_id)),
         }
 
+    def _open_rooms_add(self, owner_id: str, room_id: str, max_open: int | None) -> dict[str, Any]:
+        """The update counting ``room_id`` against ``owner_id``'s cap (conditional on the cap)."""
+        update: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": {"pk": _s(f"USER#{owner_id}"), "sk": _s("OPENROOMS")},
+            "UpdateExpression": "ADD #rooms :room",
+            "ExpressionAttributeNames": {"#rooms": "rooms"},
+            "ExpressionAttributeValues": {":room": {"SS": [room_id]}},
+        }
+        if max_open is not None:
+            # The open-room cap: admit a new room only while the owner has fewer than max.
+            update["ConditionExpression"] = "attribute_not_exists(#rooms) OR size(#rooms) < :max"
+            update["ExpressionAttributeValues"][":max"] = _n(max_open)
+        return update
+
     def create_room(
         self,
         room_id: str,
@@ -288,19 +305,9 @@ class DynamoStore:
                     raise RoomExists(f"room {room_id} exists") from None
                 raise
             return 1
-        update: dict[str, Any] = {
-            "TableName": self.table_name,
-            "Key": {"pk": _s(f"USER#{owner_id}"), "sk": _s("OPENROOMS")},
-            "UpdateExpression": "ADD #rooms :room",
-            "ExpressionAttributeNames": {"#rooms": "rooms"},
-            "ExpressionAttributeValues": {":room": {"SS": [room_id]}},
-        }
-        if max_open is not None:
-            # The open-room cap: admit a new room only while the owner has fewer than max.
-            update["ConditionExpression"] = "attribute_not_exists(#rooms) OR size(#rooms) < :max"
-            update["ExpressionAttributeValues"][":max"] = _n(max_open)
+        update = self._open_rooms_add(owner_id, room_id, max_open)
         try:
-            self.client.transact_write_items(TransactItems=[{"Put": put}, {"Update": update}])
+            self._transact([{"Put": put}, {"Update": update}])
         except Exception as err:
             reasons = _cancellation_codes(err)
             if reasons and reasons[0] == "ConditionalCheckFailed":
@@ -418,14 +425,11 @@ class DynamoStore:
             if rounds is not None
             else []
         )
-        attempts = 1
         while True:
             if not rating_items and not round_items:
                 return self._update_room(room_id, expected_version, update)
             try:
-                self.client.transact_write_items(
-                    TransactItems=[{"Update": update}, *rating_items, *round_items]
-                )
+                self._transact([{"Update": update}, *rating_items, *round_items])
                 return expected_version + 1
             except Exception as err:
                 reasons = _cancellation_codes(err)
@@ -453,11 +457,55 @@ class DynamoStore:
                         if code != "ConditionalCheckFailed"
                     ]
                     continue
-                # Cancelled by a concurrent write to one of the items: nothing was written.
-                if "TransactionConflict" in reasons and attempts < TRANSACTION_ATTEMPTS:
-                    attempts += 1
-                    continue
                 raise
+
+    def _transact(self, items: list[dict[str, Any]]) -> None:
+        """One TransactWriteItems; a cancellation by a concurrent write is tried again.
+
+        Such a cancellation (only TransactionConflict reasons) writes nothing, so trying again
+        is safe; the guarded client raises it as ``Unavailable(reason="conflict")``, which is
+        what remains after the last try (a 503 for a client).
+        """
+        with_backoff(
+            lambda: self.client.transact_write_items(TransactItems=items),
+            attempts=TRANSACTION_ATTEMPTS,
+            retry_if=lambda err: err.reason == "conflict",
+            what="transaction",
+        )
+
+    def recreate_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        new: NewRoom,
+        *,
+        max_open: int | None = None,
+    ) -> int:
+        """The old room's update, the new room and its cap count in one TransactWriteItems."""
+        update = self._room_update(room_id, state, summary, expected_version, None)
+        put = {
+            "TableName": self.table_name,
+            "Item": self._room_item(new.room_id, new.state, new.summary, 1),
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+        count = self._open_rooms_add(new.owner_id, new.room_id, max_open)
+        # Item order matters: the cancellation reasons below are read by position.
+        try:
+            self._transact([{"Update": update}, {"Put": put}, {"Update": count}])
+        except Exception as err:
+            reasons = _cancellation_codes(err)
+            if reasons and reasons[0] == "ConditionalCheckFailed":
+                raise VersionConflict(
+                    room_id, expected_version, self._current_room(room_id, err)
+                ) from None
+            if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                raise RoomExists(f"room {new.room_id} exists") from None
+            if len(reasons) > 2 and reasons[2] == "ConditionalCheckFailed":
+                raise RoomLimitReached(f"user {new.owner_id} has {max_open} open rooms") from None
+            raise
+        return expected_version + 1
 
     def _round_items(self, room_id: str, rounds: RoundsWrite, slots: int) -> list[dict[str, Any]]:
         """Put-if-absent items of round records: one per round, or grouped to fit ``slots``.
@@ -588,9 +636,7 @@ class DynamoStore:
                     # Username uniqueness (case-insensitive): the name is claimed once.
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
-                self.client.transact_write_items(
-                    TransactItems=[{"Put": put_user}, {"Put": put_name}]
-                )
+                self._transact([{"Put": put_user}, {"Put": put_name}])
         except Exception as err:
             if _code(err) == "ConditionalCheckFailedException":
                 raise UserExists(f"user {user_id} exists") from None
@@ -675,9 +721,7 @@ class DynamoStore:
         if len(changes) > MAX_RATING_CHANGES:
             raise TooManyRatingChanges(f"{len(changes)} rating changes in one game")
         try:
-            self.client.transact_write_items(
-                TransactItems=self._rating_items(game_key, changes, record)
-            )
+            self._transact(self._rating_items(game_key, changes, record))
         except Exception as err:
             reasons = _cancellation_codes(err)
             if reasons and reasons[0] == "ConditionalCheckFailed":

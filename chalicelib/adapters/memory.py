@@ -25,6 +25,7 @@ from chalicelib.adapters.dynamo import (
 from chalicelib.ports import (
     Connection,
     JsonDict,
+    NewRoom,
     PlayerStats,
     RatingsWrite,
     RoomExists,
@@ -180,6 +181,35 @@ class MemoryStore:
         with self._lock:
             kept = self._rounds.get(room_id, {})
             return [_copy(kept[n]) for n in sorted(kept)]
+
+    def recreate_room(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        expected_version: int,
+        new: NewRoom,
+        *,
+        max_open: int | None = None,
+    ) -> int:
+        """Replace ``room_id`` and create ``new`` (counted for its owner) in one locked step."""
+        state_text, summary_copy = json.dumps(state), _copy(summary)
+        with self._lock:
+            room = self._rooms.get(room_id)
+            if room is None or room.version != expected_version:
+                current = None if room is None else StoredRoom(json.loads(room.state), room.version)
+                raise VersionConflict(room_id, expected_version, current)
+            if new.room_id in self._rooms:
+                raise RoomExists(f"room {new.room_id} exists")
+            counted = self._open.get(new.owner_id, set())
+            if max_open is not None and len(counted) >= max_open:
+                raise RoomLimitReached(f"user {new.owner_id} has {max_open} open rooms")
+            # Every check passed: now both writes, so the step is all or nothing.
+            self.create_room(new.room_id, new.state, new.summary, owner_id=new.owner_id)
+            room.state = state_text
+            room.version = expected_version + 1
+            room.summary = summary_copy
+            return room.version
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""

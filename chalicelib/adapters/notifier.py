@@ -3,7 +3,8 @@
 The endpoint is built from the deployed WebSocket API id, stage and region, since Chalice
 configures ``app.websocket_api`` only inside WebSocket handlers. A push that fails never
 fails the action that caused it: a gone connection (410) answers False so the caller can
-forget it; any other error is logged and answers True.
+forget it; a throttled or failing push is retried with backoff, and any error left is logged
+and answers True.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.adapters._aws import LazyClient
+from chalicelib.retry import with_backoff
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +53,11 @@ class ApiGatewayNotifier:
             log.error("push to %s dropped: %d bytes is over the limit", connection_id, len(data))
             return True
         try:
-            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
+            # A throttled or failing push is tried again a few times (nobody waits on it).
+            with_backoff(
+                lambda: self.client.post_to_connection(ConnectionId=connection_id, Data=data),
+                what=f"push to {connection_id}",
+            )
         except Exception as err:
             response = getattr(err, "response", None) or {}
             code = response.get("Error", {}).get("Code", "")

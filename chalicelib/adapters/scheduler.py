@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.adapters._aws import LazyClient
+from chalicelib.retry import with_backoff
 
 _NAME_OK = re.compile(r"[0-9A-Za-z_.-]+")
 MAX_NAME = 64
@@ -62,26 +63,39 @@ class SchedulerTimers:
         return self._client.get()
 
     def schedule(self, room_id: str, version: int, at_ms: int) -> None:
-        """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept."""
-        try:
-            self.client.create_schedule(
-                Name=schedule_name(room_id, version),
-                GroupName=self.group,
-                ScheduleExpression=at_expression(at_ms),
-                ScheduleExpressionTimezone="UTC",
-                FlexibleTimeWindow={"Mode": "OFF"},
-                ActionAfterCompletion="DELETE",
-                Target={
-                    "Arn": self.target_arn,
-                    "RoleArn": self.role_arn,
-                    "Input": json.dumps({"room_id": room_id, "version": version}),
-                    "RetryPolicy": {"MaximumRetryAttempts": 3, "MaximumEventAgeInSeconds": 300},
-                    **self._dead_letter(),
-                },
-            )
-        except Exception as err:
-            if _code(err) != "ConflictException":
-                raise
+        """Wake the timer Lambda for ``room_id`` at ``at_ms``; an existing schedule is kept.
+
+        Idempotent by the deterministic name, so asking again repairs a lost wake-up. A
+        throttled or failing CreateSchedule is retried with backoff; what is left raises
+        ``Unavailable`` (the caller logs it and the next touch of the room repairs it).
+        """
+        name = schedule_name(room_id, version)
+
+        def create() -> None:
+            try:
+                self.client.create_schedule(
+                    Name=name,
+                    GroupName=self.group,
+                    ScheduleExpression=at_expression(at_ms),
+                    ScheduleExpressionTimezone="UTC",
+                    FlexibleTimeWindow={"Mode": "OFF"},
+                    ActionAfterCompletion="DELETE",
+                    Target={
+                        "Arn": self.target_arn,
+                        "RoleArn": self.role_arn,
+                        "Input": json.dumps({"room_id": room_id, "version": version}),
+                        "RetryPolicy": {
+                            "MaximumRetryAttempts": 3,
+                            "MaximumEventAgeInSeconds": 300,
+                        },
+                        **self._dead_letter(),
+                    },
+                )
+            except Exception as err:
+                if _code(err) != "ConflictException":
+                    raise
+
+        with_backoff(create, what=f"schedule {name}")
 
     def _dead_letter(self) -> dict[str, Any]:
         """``DeadLetterConfig`` for the target when a queue is configured (else nothing)."""

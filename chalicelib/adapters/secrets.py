@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from chalicelib.adapters._aws import GuardedClient
 from chalicelib.settings import ConfigError, Settings
 
 CACHE_SECONDS = 300.0
@@ -49,14 +50,15 @@ def reset_secret_cache() -> None:
 
 def _load(settings: Settings, client: Any) -> str:
     if settings.token_secret_arn:
-        sm = client or _client("secretsmanager", settings.region)
+        # Throttled or failing like any other AWS call: Unavailable, a 503 for the client.
+        sm = GuardedClient(client or _client("secretsmanager", settings.region))
         answer = sm.get_secret_value(SecretId=settings.token_secret_arn)
         text = answer.get("SecretString")
         if not isinstance(text, str) or not text:
             raise ConfigError("TOKEN_SECRET_ARN names a secret without a SecretString")
         return text
     if settings.token_secret_param:
-        ssm = client or _client("ssm", settings.region)
+        ssm = GuardedClient(client or _client("ssm", settings.region))
         answer = ssm.get_parameter(Name=settings.token_secret_param, WithDecryption=True)
         text = answer["Parameter"]["Value"]
         if not isinstance(text, str) or not text:

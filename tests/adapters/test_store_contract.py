@@ -10,6 +10,7 @@ import pytest
 
 from chalicelib.adapters.memory import MemoryStore
 from chalicelib.ports import (
+    NewRoom,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
@@ -128,6 +129,48 @@ def test_existing_room_id_with_owner_is_room_exists_and_counts_nothing(store: St
     with pytest.raises(RoomExists):
         store.create_room("r1", {}, SUMMARY, owner_id="u2", max_open=5)
     assert store.open_rooms("u2") == []
+
+
+def _finished(store: Store) -> None:
+    store.create_room("old", {"status": "finished"}, _summary(status="finished"))
+
+
+def test_recreate_writes_old_room_new_room_and_count_together(store: Store) -> None:
+    _finished(store)
+    new = NewRoom("new", {"from": "old"}, SUMMARY, "u1")
+    finished = _summary(status="finished")
+    assert store.recreate_room("old", {"recreated_as": "new"}, finished, 1, new, max_open=5) == 2
+    old, made = store.get_room("old"), store.get_room("new")
+    assert old is not None and (old.state, old.version) == ({"recreated_as": "new"}, 2)
+    assert made is not None and (made.state, made.version) == ({"from": "old"}, 1)
+    assert store.open_rooms("u1") == ["new"]
+    assert [r["id"] for r in store.list_rooms("waiting")] == ["new"]
+
+
+def test_recreate_over_a_stale_version_writes_nothing(store: Store) -> None:
+    _finished(store)
+    store.save_room("old", {"moved": True}, _summary(status="finished"), 1)
+    with pytest.raises(VersionConflict) as lost:
+        store.recreate_room("old", {"x": 1}, SUMMARY, 1, NewRoom("new", {}, SUMMARY, "u1"))
+    assert lost.value.current is not None and lost.value.current.version == 2
+    assert store.get_room("new") is None and store.open_rooms("u1") == []
+    old = store.get_room("old")
+    assert old is not None and old.state == {"moved": True}
+
+
+def test_recreate_at_the_cap_or_onto_an_existing_id_writes_nothing(store: Store) -> None:
+    _finished(store)
+    store.create_room("mine", {}, SUMMARY, owner_id="u1", max_open=1)
+    with pytest.raises(RoomLimitReached):
+        store.recreate_room(
+            "old", {"x": 1}, SUMMARY, 1, NewRoom("new", {}, SUMMARY, "u1"), max_open=1
+        )
+    with pytest.raises(RoomExists):
+        store.recreate_room("old", {"x": 1}, SUMMARY, 1, NewRoom("mine", {}, SUMMARY, "u2"))
+    old = store.get_room("old")
+    assert old is not None and (old.state, old.version) == ({"status": "finished"}, 1)
+    assert store.get_room("new") is None
+    assert store.open_rooms("u1") == ["mine"] and store.open_rooms("u2") == []
 
 
 # --- users --------------------------------------------------------------------------------
@@ -430,3 +473,75 @@ def test_dynamo_retries_a_rated_save_cancelled_by_a_concurrent_write(moto_aws: N
     room = store.get_room("r1")
     assert room is not None and room.state == {"n": 1}
     assert store.get_ratings(["a", "b"]) == {"a": 1516.0, "b": 1484.0}
+
+
+def _cancelled_once(store: object, operation: str = "transact_write_items") -> list[int]:
+    """Make the store's next transaction fail once with TransactionConflict (DynamoDB only)."""
+    from botocore.exceptions import ClientError
+
+    client = store.client  # type: ignore[attr-defined]
+    real = getattr(client, operation)
+    calls: list[int] = []
+
+    def conflict_once(**kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            reasons = [{"Code": "TransactionConflict"}, {"Code": "None"}]
+            raise ClientError(
+                {
+                    "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                    "CancellationReasons": reasons,
+                },
+                "TransactWriteItems",
+            )
+        return real(**kwargs)
+
+    setattr(client, operation, conflict_once)
+    return calls
+
+
+def test_dynamo_retries_create_room_and_create_user_cancelled_by_a_concurrent_write(
+    moto_aws: None,
+) -> None:
+    from chalicelib.adapters.dynamo import DynamoStore
+
+    store = DynamoStore("liars-retry-create", "us-east-1")
+    store.ensure_table()
+    calls = _cancelled_once(store)
+    assert store.create_room("r1", {"a": 1}, SUMMARY, owner_id="u1", max_open=5) == 1
+    assert len(calls) == 2 and store.open_rooms("u1") == ["r1"]
+    calls = _cancelled_once(store)
+    store.create_user("u1", "alice", "hash", False, "alice")
+    assert len(calls) == 2
+    found = store.get_user_by_username("ALICE")
+    assert found is not None and found.id == "u1"
+
+
+def test_dynamo_transaction_conflict_that_persists_is_unavailable(moto_aws: None) -> None:
+    from botocore.exceptions import ClientError
+
+    from chalicelib import retry
+    from chalicelib.adapters.dynamo import DynamoStore
+    from chalicelib.ports import Unavailable
+
+    store = DynamoStore("liars-retry-persist", "us-east-1")
+    store.ensure_table()
+
+    def always(**_: object) -> object:
+        raise ClientError(
+            {
+                "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
+                "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}],
+            },
+            "TransactWriteItems",
+        )
+
+    store.client.transact_write_items = always
+    saved, retry.sleep = retry.sleep, lambda _s: None
+    try:
+        with pytest.raises(Unavailable) as err:
+            store.create_user("u1", "alice", "hash", False, "alice")
+    finally:
+        retry.sleep = saved
+    assert err.value.reason == "conflict"
+    assert store.get_user("u1") is None
