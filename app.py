@@ -41,6 +41,19 @@ class Call:
     caller: Any  # chalicelib.service.Caller | None
     body: Any
     query: dict[str, str]
+    source: str = "unknown"
+    """The client's address: API Gateway's ``requestContext.identity.sourceIp``."""
+
+
+def _source_ip(request: Any) -> str:
+    """The caller's address as API Gateway saw it (the local server puts its peer there).
+
+    Never a header: ``X-Forwarded-For`` is whatever the client wants it to be.
+    """
+    context = getattr(request, "context", None) or {}
+    identity = context.get("identity") if isinstance(context, dict) else None
+    ip = identity.get("sourceIp") if isinstance(identity, dict) else None
+    return ip if isinstance(ip, str) and ip else "unknown"
 
 
 def _service() -> Any:
@@ -121,7 +134,7 @@ def api(
                     caller = require_registered(caller, summary.lower().rstrip("."))
                 parsed = _parse_body(body_model, raw)
                 q = dict(request.query_params or {}) if request is not None else {}
-                result = fn(Call(caller, parsed, q), **params)
+                result = fn(Call(caller, parsed, q, _source_ip(request)), **params)
                 return _json(status, result)
             except Exception as exc:
                 known = to_response(exc)
@@ -186,7 +199,7 @@ def asyncapi() -> dict[str, Any]:
 )
 def auth_guest(call: Call) -> Any:
     """A new anonymous account and its token."""
-    return _service().guest(call.body.name)
+    return _service().guest(call.body.name, call.source)
 
 
 @api(
@@ -199,13 +212,13 @@ def auth_guest(call: Call) -> Any:
 )
 def auth_register(call: Call) -> Any:
     """A new registered account and its token."""
-    return _service().register(call.body.username, call.body.password)
+    return _service().register(call.body.username, call.body.password, call.source)
 
 
-@api("POST", "/auth/login", summary="Sign in", body_model=s.Credentials, answer=s.AuthAnswer)
+@api("POST", "/auth/login", summary="Sign in", body_model=s.LoginBody, answer=s.AuthAnswer)
 def auth_login(call: Call) -> Any:
-    """A token for username and password."""
-    return _service().login(call.body.username, call.body.password)
+    """A token for username and password (a wrong password is 401 whatever its length)."""
+    return _service().login(call.body.username, call.body.password, call.source)
 
 
 @api("GET", "/me", summary="Profile", auth="signed_in", answer=s.MeAnswer)

@@ -67,6 +67,8 @@ class UserRecord:
     password_hash: str | None = None
     continue_mode: str = "auto"
     created_at_ms: int = 0
+    expires_at_s: int | None = None
+    """When the record expires (epoch s; guests only, the DynamoDB TTL attribute)."""
 
 
 @dataclass(frozen=True)
@@ -308,8 +310,12 @@ class UserStore(Protocol):
         name: str,
         *,
         now_ms: int = 0,
+        expires_at_s: int | None = None,
     ) -> UserRecord:
-        """Create a user; raise UsernameTaken or UserExists."""
+        """Create a user; raise UsernameTaken or UserExists.
+
+        ``expires_at_s`` (epoch seconds; guests) is when the store may forget the user.
+        """
         ...
 
     def get_user(self, user_id: str) -> UserRecord | None:
@@ -393,6 +399,10 @@ class RateLimiter(Protocol):
 
     def hit(self, key: str, limit: int, window_seconds: int, now_ms: int) -> bool:
         """Count one attempt for ``key``; True when it is within ``limit`` for this window."""
+        ...
+
+    def refund(self, key: str, window_seconds: int, now_ms: int) -> None:
+        """Give back one attempt counted for ``key`` in this window (never below zero)."""
         ...
 
 

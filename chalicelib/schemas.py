@@ -85,6 +85,13 @@ class Credentials(Request):
     password: Password
 
 
+class LoginBody(Request):
+    """POST /auth/login: no password policy here, so a wrong password is 401 at any length."""
+
+    username: Annotated[str, Field(min_length=1, max_length=64)]
+    password: Annotated[str, Field(max_length=1024)]
+
+
 class PreferencesBody(Request):
     """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
 
@@ -441,9 +448,14 @@ class RevealOut(Answer):
     bid: BidOut
     challenger_id: str
     count: int
-    loser_id: str | None = Field(description="Null when nobody lost (five aces made again).")
+    loser_id: str | None = Field(
+        description="Who lost; null only when nobody lost (Poker Liar Dice: five aces made again)."
+    )
     winner_id: str
-    penalty: str
+    penalty: Literal["discard", "give", "life"] = Field(
+        description="What the loss cost: the room's penalty setting (discard: the die leaves "
+        'the game; give: it goes to the winner), or "life" in Poker Liar Dice (a life lost).'
+    )
     eliminated: list[str]
     rows: list[RevealRowOut]
     lost: dict[str, int] | None = Field(

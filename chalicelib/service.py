@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import ipaddress
 import logging
 import secrets
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from chalicelib import auth, observability
+from chalicelib import text as text_rules
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
 from chalicelib.engine import records as round_records
@@ -69,8 +71,6 @@ LEADERBOARD_MIN_GAMES = 5
 LEADERBOARD_DEFAULT = 20
 LEADERBOARD_MAX = 100
 PROFILE_RECENT_GAMES = 10
-LOGIN_ATTEMPTS = 10
-LOGIN_WINDOW_SECONDS = 300
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
 
 
@@ -143,6 +143,19 @@ def require_registered(caller: Caller | None, what: str) -> Caller:
     return c
 
 
+def source_key(ip: str) -> str:
+    """The address a per-source limit counts: IPv4 as is, IPv6 by its /64 (one subscriber)."""
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64] or "unknown"
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.ipv4_mapped is not None:
+            return str(addr.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{addr}/64", strict=False))
+    return str(addr)
+
+
 def user_out(user: UserRecord | Caller) -> JsonDict:
     """``{"id", "name", "guest"}``."""
     uid = user.user_id if isinstance(user, Caller) else user.id
@@ -206,17 +219,53 @@ class Service:
     # --- accounts ---------------------------------------------------------------------
 
     def _session(self, user: UserRecord) -> JsonDict:
-        return {"token": auth.issue_token(user), "user": user_out(user)}
+        ttl = None
+        if user.guest:
+            # A guest cannot sign in again: its token lives exactly as long as its record.
+            ttl = min(self.cfg.token_ttl_seconds, self.cfg.guest_ttl_seconds)
+        return {"token": auth.issue_token(user, ttl_seconds=ttl), "user": user_out(user)}
 
-    def guest(self, name: str | None) -> JsonDict:
-        """Sign in as a new guest."""
+    def _per_source(self, kind: str, source: str, limit: int, window: int) -> None:
+        """Count one ``kind`` from this address; 429 past ``limit`` per ``window`` seconds."""
+        if not self.store.hit(f"{kind}-src:{source_key(source)}", limit, window, self.now()):
+            raise rate_limited(
+                "too many new accounts from your address; try again later", "too_many_accounts"
+            )
+
+    def guest(self, name: str | None, source: str = "unknown") -> JsonDict:
+        """Sign in as a new guest (limited per source address; the guest expires, see settings)."""
+        shown = None
+        if name is not None and name.strip():
+            shown = text_rules.check_display_name(name, "name")
+            self._refuse_lookalike(shown)
+        self._per_source("guest", source, self.cfg.guest_per_source, self.cfg.guest_window_seconds)
         uid = "g" + secrets.token_hex(8)
-        shown = name.strip() if name and name.strip() else f"Guest {secrets.token_hex(2)}"
-        user = self.store.create_user(uid, None, None, True, shown, now_ms=self.now())
+        now = self.now()
+        user = self.store.create_user(
+            uid,
+            None,
+            None,
+            True,
+            shown or f"Guest {secrets.token_hex(2)}",
+            now_ms=now,
+            expires_at_s=now // 1000 + self.cfg.guest_ttl_seconds,
+        )
         return self._session(user)
 
-    def register(self, username: str, password: str) -> JsonDict:
-        """Create a registered account (409 ``username_taken``)."""
+    def _refuse_lookalike(self, name: str) -> None:
+        """400 ``name_taken`` for a guest name that reads as a registered username."""
+        candidate = text_rules.username_lookalike(name)
+        if candidate is not None and self.store.get_user_by_username(candidate) is not None:
+            raise ApiError(
+                400, "name_taken", "that name reads as a registered user's name", field="name"
+            )
+
+    def register(self, username: str, password: str, source: str = "unknown") -> JsonDict:
+        """Create a registered account (409 ``username_taken``; limited per source address)."""
+        text_rules.check_display_name(username, "username")
+        self._per_source(
+            "register", source, self.cfg.register_per_source, self.cfg.register_window_seconds
+        )
         if self.store.get_user_by_username(username) is not None:
             raise ApiError(409, "username_taken", "that username is taken", field="username")
         uid = "u" + secrets.token_hex(8)
@@ -225,18 +274,29 @@ class Service:
         )
         return self._session(user)
 
-    def login(self, username: str, password: str) -> JsonDict:
-        """Sign in with username and password (401 on bad credentials; attempts limited)."""
-        if not self.store.hit(
-            f"login:{username.lower()}", LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS, self.now()
-        ):
-            raise rate_limited("too many sign-in attempts; try again later")
+    def login(self, username: str, password: str, source: str = "unknown") -> JsonDict:
+        """Sign in (401 on bad credentials, whatever the password's length).
+
+        Wrong attempts are limited per username *and* source address, and per source address:
+        they slow down that source only, so the owner can always sign in from elsewhere. A
+        successful sign-in gives its attempt back.
+        """
+        now, window = self.now(), self.cfg.login_window_seconds
+        src = source_key(source)
+        pair, per_source = f"login:{username.lower()}:{src}", f"login-src:{src}"
+        if not self.store.hit(pair, self.cfg.login_max_attempts, window, now):
+            raise rate_limited("too many sign-in attempts from your address; try again later")
+        if not self.store.hit(per_source, self.cfg.login_source_max_attempts, window, now):
+            raise rate_limited("too many sign-in attempts from your address; try again later")
         user = self.store.get_user_by_username(username)
         if user is None or user.password_hash is None:
             auth.burn_password_check(password)
             raise unauthorized("wrong username or password", "bad_credentials")
         if not auth.verify_password(user.password_hash, password):
             raise unauthorized("wrong username or password", "bad_credentials")
+        # Giving the attempts back is bookkeeping: a fault there must not refuse the owner.
+        self._quietly(self.store.refund, pair, window, now)
+        self._quietly(self.store.refund, per_source, window, now)
         if auth.needs_rehash(user.password_hash):
             self.store.set_password_hash(user.id, auth.hash_password(password))
         return self._session(user)
@@ -268,8 +328,23 @@ class Service:
             "user": user_out(user),
             "rating": rating,
             "preferences": {"continue_mode": user.continue_mode},
-            "invitations": self.store.list_invitations(user.id),
+            "invitations": self._live_invitations(user.id),
         }
+
+    def _live_invitations(self, user_id: str) -> list[JsonDict]:
+        """The user's invitations to rooms still waiting; stale ones are removed on the way.
+
+        Invitations are removed when their room leaves waiting (``_save``); this read repairs
+        any that bookkeeping missed. At most ``invitations_per_user`` rooms are read.
+        """
+        live = []
+        for inv in self.store.list_invitations(user_id):
+            stored = self.store.get_room(str(inv["room_id"]))
+            if stored is not None and stored.state.get("status") == Status.WAITING.value:
+                live.append(inv)
+            else:
+                self._quietly(self.store.remove_invitation, user_id, str(inv["room_id"]))
+        return live
 
     def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
         """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
@@ -364,7 +439,9 @@ class Service:
         elo.apply_to_results(room, changes)
         finished_at = room.game.finished_at if room.game and room.game.finished_at else self.now()
         outcomes: dict[str, RatedOutcome] = {}
-        for p in room.players:
+        # A rated game for profiles and the leaderboard needs two rated humans: one human
+        # against bots (or against players who walked out without a move) rates nothing.
+        for p in room.players if len(changes) >= 2 else []:
             standing = standings.get(p.user_id or "")
             change = changes.get(p.user_id or "")
             if standing is None or change is None or p.rank is None:
@@ -384,8 +461,18 @@ class Service:
             outcomes[p.user_id or ""] = RatedOutcome(p.rank, finished_at, row, listed)
         return {uid: c["delta"] for uid, c in changes.items()}, outcomes
 
-    def _save(self, room: Room, version: int, before: Status, events: list[Event]) -> int:
-        """Conditional write; then the effects. Raises VersionConflict on a lost race."""
+    def _save(
+        self,
+        room: Room,
+        version: int,
+        before: Status,
+        events: list[Event],
+        invited: list[str] | None = None,
+    ) -> int:
+        """Conditional write; then the effects. Raises VersionConflict on a lost race.
+
+        ``invited``: the room's invitations as read; when the room leaves waiting they go.
+        """
         finished = self._finish_ratings(room)
         expires = None
         if room.status in (Status.FINISHED, Status.CLOSED):
@@ -415,6 +502,9 @@ class Service:
             host = room.host
             if host is not None and host.user_id:
                 self._quietly(self.store.release_room, host.user_id, room.id)
+        if before == Status.WAITING and room.status != Status.WAITING:
+            for uid in sorted({*(invited or []), *room.invited}):
+                self._quietly(self.store.remove_invitation, uid, room.id)
         _after_commit(self.deps, room, new_version, events)
         return new_version
 
@@ -498,6 +588,7 @@ class Service:
         """A client's change: one read, advance, the change, one conditional write (409 on a race)."""
         room, version = self._load(room_id)
         before = room.status
+        invited = list(room.invited)
         now = self.now()
         advanced = game_flow.advance(room, now, self.deps.roller)
         try:
@@ -506,12 +597,12 @@ class Service:
             if advanced:
                 # The deadlines that passed are the server's to apply, whatever the client did.
                 with contextlib.suppress(VersionConflict):
-                    self._save(room, version, before, advanced)
+                    self._save(room, version, before, advanced, invited)
             else:
                 self._repair_wake_up(room, version)
             raise
         try:
-            new_version = self._save(room, version, before, advanced + events)
+            new_version = self._save(room, version, before, advanced + events, invited)
         except VersionConflict as lost:
             observability.conflict()
             uid = caller.user_id if caller else None
@@ -534,6 +625,7 @@ class Service:
                 raise not_found("no such room", "unknown_room")
             room, version = Room.from_dict(stored.state), stored.version
             before = room.status
+            invited = list(room.invited)
             events = game_flow.advance(room, self.now(), self.deps.roller)
             if change is not None:
                 events += change(room)
@@ -541,7 +633,7 @@ class Service:
                 self._repair_wake_up(room, version)
                 return room, version
             try:
-                return room, self._save(room, version, before, events)
+                return room, self._save(room, version, before, events, invited)
             except VersionConflict as lost:
                 observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
@@ -622,8 +714,10 @@ class Service:
     def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
         """Join (open), request (approval) or join with the passcode (attempts limited)."""
         user = self._ref(caller)
+        refund: list[str] = []
 
         def change(room: Room) -> list[Event]:
+            refund.clear()
             needs_code = (
                 room.settings.joining == "passcode"
                 and room.status == Status.WAITING
@@ -632,21 +726,47 @@ class Service:
                 and not room.created_by_guest
                 and not user.guest
             )
-            if needs_code and not self.store.hit(
-                f"passcode:{room.id}:{user.id}",
-                self.cfg.passcode_max_attempts,
-                self.cfg.passcode_window_seconds,
-                self.now(),
-            ):
-                raise rate_limited("too many passcode attempts for this room; try again later")
+            if needs_code:
+                refund.extend(self._count_passcode_attempt(room, user.id))
             outcome = lobby.join(room, user, passcode, max_players=self.cfg.max_players_per_room)
             kind = "join_requested" if outcome == "pending" else "player_joined"
             return [{"type": kind, "user_id": user.id, "at": self.now()}]
 
         room, version = self._client_change(room_id, caller, change)
+        for key in refund:
+            # The right passcode gives its attempt back: the room's budget counts wrong ones.
+            self._quietly(self.store.refund, key, self.cfg.passcode_room_window_seconds, self.now())
         if room.player_of_user(user.id) is not None:
             self._quietly(self.store.remove_invitation, user.id, room_id)
         return self._view(room, version, user.id)
+
+    def _count_passcode_attempt(self, room: Room, user_id: str) -> list[str]:
+        """Count a passcode attempt per user and per room overall (429 past either limit).
+
+        Both count per room *lineage* (the first room of a chain of recreations), so a
+        recreated room with the same passcode keeps its count. Returns the room-wide key,
+        to give the attempt back when the passcode was right.
+        """
+        lineage = room.lineage or room.id
+        now = self.now()
+        if not self.store.hit(
+            f"passcode:{lineage}:{user_id}",
+            self.cfg.passcode_max_attempts,
+            self.cfg.passcode_window_seconds,
+            now,
+        ):
+            raise rate_limited("too many passcode attempts for this room; try again later")
+        room_key = f"passcode-room:{lineage}"
+        if not self.store.hit(
+            room_key,
+            self.cfg.passcode_room_max_attempts,
+            self.cfg.passcode_room_window_seconds,
+            now,
+        ):
+            raise rate_limited(
+                "too many passcode attempts for this room; ask the host for an invitation"
+            )
+        return [room_key]
 
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
@@ -697,9 +817,29 @@ class Service:
         if invitee is None or invitee.guest:
             raise not_found("no registered user has that username", "unknown_user")
         invitee_id = invitee.id
-        room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.invite, r, host, invitee_id)
-        )
+        held = self._live_invitations(invitee_id)
+        if room_id not in {inv["room_id"] for inv in held} and (
+            len(held) >= self.cfg.invitations_per_user
+        ):
+            raise ApiError(
+                429,
+                "too_many_invitations",
+                "that user already holds the maximum number of invitations",
+                field="username",
+            )
+
+        def change(r: Room) -> list[Event]:
+            if invitee_id not in r.invited and len(r.invited) >= self.cfg.invitations_per_room:
+                raise ApiError(
+                    429,
+                    "too_many_invitations",
+                    f"a room holds at most {self.cfg.invitations_per_room} invitations",
+                    field="username",
+                )
+            lobby.invite(r, host, invitee_id)
+            return []
+
+        room, version = self._client_change(room_id, caller, change)
         host_seat = room.host
         # After the room's write; a fault here is retried, and a 503 that remains is safe to
         # repeat (inviting again is idempotent), which writes the invitation.
@@ -841,9 +981,9 @@ class Service:
         self._load(room_id)
         return {"messages": self.store.list_chat(room_id, after, 50)}
 
-    def post_chat(self, caller: Caller, room_id: str, text: str) -> JsonDict:
+    def post_chat(self, caller: Caller, room_id: str, body: str) -> JsonDict:
         """A registered user posts (length and rate limited); pushed to everyone watching."""
-        clean = text.strip()
+        clean = text_rules.clean_chat(body)
         if not clean:
             raise ApiError(400, "invalid_input", "text must not be empty", field="text")
         if len(clean) > self.cfg.chat_max_length:

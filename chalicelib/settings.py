@@ -43,6 +43,27 @@ Limits (operator caps, not game rules)
     CHAT_WINDOW_SECONDS     That window (default 10).
     PASSCODE_MAX_ATTEMPTS   Passcode attempts per user and room per window (default 5).
     PASSCODE_WINDOW_SECONDS That window (default 900 = 15 min).
+    PASSCODE_ROOM_MAX_ATTEMPTS
+                            Wrong passcode attempts per room overall, from every account
+                            together, per window (default 20). Counted per room lineage: a
+                            recreated room (same passcode) shares its predecessor's count.
+    PASSCODE_ROOM_WINDOW_SECONDS
+                            That window (default 3600 = 1 h). With the defaults, guessing a
+                            4-digit code takes 5,000 tries on average: 250 hours (10 days).
+    LOGIN_MAX_ATTEMPTS      Wrong sign-ins per username and source address per window
+                            (default 10); another address is never slowed by them.
+    LOGIN_SOURCE_MAX_ATTEMPTS
+                            Wrong sign-ins per source address, any usernames (default 50).
+    LOGIN_WINDOW_SECONDS    The window of both login limits (default 300 = 5 min).
+    REGISTER_PER_SOURCE     Registrations per source address per window (default 20).
+    REGISTER_WINDOW_SECONDS That window (default 3600 = 1 h).
+    GUEST_PER_SOURCE        Guest sign-ins per source address per window (default 30).
+    GUEST_WINDOW_SECONDS    That window (default 3600 = 1 h).
+    GUEST_TTL_SECONDS       How long a guest account lives (default 86400 = 1 day): the user
+                            item carries the DynamoDB TTL attribute ``expires_at`` and the
+                            guest's token expires with it (a guest cannot sign in again).
+    INVITATIONS_PER_ROOM    Invitations a room may hold while waiting (default 30).
+    INVITATIONS_PER_USER    Pending invitations a user may hold (default 20).
 
 Pace of play
     BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
@@ -91,6 +112,18 @@ class Settings:
     chat_window_seconds: int = 10
     passcode_max_attempts: int = 5
     passcode_window_seconds: int = 15 * 60
+    passcode_room_max_attempts: int = 20
+    passcode_room_window_seconds: int = 3600
+    login_max_attempts: int = 10
+    login_source_max_attempts: int = 50
+    login_window_seconds: int = 300
+    register_per_source: int = 20
+    register_window_seconds: int = 3600
+    guest_per_source: int = 30
+    guest_window_seconds: int = 3600
+    guest_ttl_seconds: int = 24 * 3600
+    invitations_per_room: int = 30
+    invitations_per_user: int = 20
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
 
@@ -126,6 +159,24 @@ class Settings:
             chat_window_seconds=_int(e, "CHAT_WINDOW_SECONDS", d.chat_window_seconds),
             passcode_max_attempts=_int(e, "PASSCODE_MAX_ATTEMPTS", d.passcode_max_attempts),
             passcode_window_seconds=_int(e, "PASSCODE_WINDOW_SECONDS", d.passcode_window_seconds),
+            passcode_room_max_attempts=_int(
+                e, "PASSCODE_ROOM_MAX_ATTEMPTS", d.passcode_room_max_attempts
+            ),
+            passcode_room_window_seconds=_int(
+                e, "PASSCODE_ROOM_WINDOW_SECONDS", d.passcode_room_window_seconds
+            ),
+            login_max_attempts=_int(e, "LOGIN_MAX_ATTEMPTS", d.login_max_attempts),
+            login_source_max_attempts=_int(
+                e, "LOGIN_SOURCE_MAX_ATTEMPTS", d.login_source_max_attempts
+            ),
+            login_window_seconds=_int(e, "LOGIN_WINDOW_SECONDS", d.login_window_seconds),
+            register_per_source=_int(e, "REGISTER_PER_SOURCE", d.register_per_source),
+            register_window_seconds=_int(e, "REGISTER_WINDOW_SECONDS", d.register_window_seconds),
+            guest_per_source=_int(e, "GUEST_PER_SOURCE", d.guest_per_source),
+            guest_window_seconds=_int(e, "GUEST_WINDOW_SECONDS", d.guest_window_seconds),
+            guest_ttl_seconds=_int(e, "GUEST_TTL_SECONDS", d.guest_ttl_seconds),
+            invitations_per_room=_int(e, "INVITATIONS_PER_ROOM", d.invitations_per_room),
+            invitations_per_user=_int(e, "INVITATIONS_PER_USER", d.invitations_per_user),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
         )
 

@@ -11,7 +11,7 @@ lobby list.
 | round record(s)   | ROOM#<room_id>       | ROUND#<first 5d>| first, last, records or records_z   |
 | subscription      | ROOM#<room_id>       | SUB#<conn_id>   | user_id, expires_at                 |
 | chat message      | ROOM#<room_id>       | CHAT#<msg_id>   | user_id, name, text, at             |
-| user              | USER#<user_id>       | PROFILE         | name, guest, username, password_hash, continue_mode, rating |
+| user              | USER#<user_id>       | PROFILE         | name, guest, username, password_hash, continue_mode, rating, expires_at (guests) |
 | open rooms        | USER#<user_id>       | OPENROOMS       | rooms (string set)                  |
 | invitation        | USER#<user_id>       | INVITE#<room_id>| host_name, at, expires_at           |
 | username          | USERNAME#<lowercase> | USERNAME        | user_id                             |
@@ -601,8 +601,9 @@ class DynamoStore:
         name: str,
         *,
         now_ms: int = 0,
+        expires_at_s: int | None = None,
     ) -> UserRecord:
-        """Create a user; raise UsernameTaken or UserExists."""
+        """Create a user; raise UsernameTaken or UserExists (``expires_at_s``: the TTL)."""
         item: Item = {
             "pk": _s(f"USER#{user_id}"),
             "sk": _s("PROFILE"),
@@ -616,6 +617,8 @@ class DynamoStore:
             item["username"] = _s(username)
         if password_hash is not None:
             item["password_hash"] = _s(password_hash)
+        if expires_at_s is not None:
+            item["expires_at"] = _n(expires_at_s)
         put_user = {
             "TableName": self.table_name,
             "Item": item,
@@ -1019,6 +1022,22 @@ class DynamoStore:
             raise
         return True
 
+    def refund(self, key: str, window_seconds: int, now_ms: int) -> None:
+        """Give back one attempt counted in the current window (never below zero)."""
+        window = now_ms // (window_seconds * 1000)
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key={"pk": _s(f"RATE#{key}"), "sk": _s(f"W#{window}")},
+                UpdateExpression="ADD n :minus",
+                # Only a counted attempt is given back: the window item exists and n > 0.
+                ConditionExpression="n > :zero",
+                ExpressionAttributeValues={":minus": _n(-1), ":zero": _n(0)},
+            )
+        except Exception as err:
+            if _code(err) != "ConditionalCheckFailedException":
+                raise
+
     # --- realtime -----------------------------------------------------------------------
 
     def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
@@ -1199,6 +1218,7 @@ def _user_from_item(item: Item) -> UserRecord:
         password_hash=item["password_hash"]["S"] if "password_hash" in item else None,
         continue_mode=item.get("continue_mode", {}).get("S", "auto"),
         created_at_ms=int(item.get("created_at", {}).get("N", "0")),
+        expires_at_s=int(item["expires_at"]["N"]) if "expires_at" in item else None,
     )
 
 

@@ -243,6 +243,7 @@ class MemoryStore:
         name: str,
         *,
         now_ms: int = 0,
+        expires_at_s: int | None = None,
     ) -> UserRecord:
         """Create a user; raise UsernameTaken or UserExists."""
         with self._lock:
@@ -257,6 +258,7 @@ class MemoryStore:
                 username=username,
                 password_hash=password_hash,
                 created_at_ms=now_ms,
+                expires_at_s=expires_at_s,
             )
             self._users[user_id] = _User(record)
             if username is not None:
@@ -440,6 +442,14 @@ class MemoryStore:
                 return False
             self._rates[(key, window)] = count + 1
             return True
+
+    def refund(self, key: str, window_seconds: int, now_ms: int) -> None:
+        """Give back one attempt counted in the current window (never below zero)."""
+        window = now_ms // (window_seconds * 1000)
+        with self._lock:
+            count = self._rates.get((key, window), 0)
+            if count > 0:
+                self._rates[(key, window)] = count - 1
 
     # --- realtime -----------------------------------------------------------------------
 

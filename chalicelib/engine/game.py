@@ -275,7 +275,11 @@ def _apply_turn_action(
         reveal_at = at + think_time(room, roller) if by == "bot" else at
         _resolve(room, outcome.reveal, roller, reveal_at, events)
     elif outcome.next_player is not None:
+        same_holder, deadline = outcome.next_player.id == game.turn_player, game.deadline
         _begin_turn(room, outcome.next_player, at)
+        if same_holder and deadline is not None:
+            # One clock per holder: the stages of one player's turn share its deadline.
+            game.deadline = deadline
 
 
 def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[Event]) -> None:
@@ -342,6 +346,7 @@ def start_game(
         p.hand = []
         p.eliminated = p.resigned = False
         p.rank = None
+        p.moved = False
     events: list[Event] = [{"type": "game_started", "at": now}]
     opener = room.players[roller.below(len(room.players))]
     _start_round(room, opener, roller, now, events)
@@ -409,6 +414,7 @@ def act(
         if game.turn_player != player.id:
             raise NotYourTurn("it is not your turn")
         _apply_turn_action(room, player, action, roller, now, events, by="player")
+        player.moved = True
     elif kind == "agree":
         if game.phase != Phase.BREAK:
             raise WrongPhase("there is no break to agree to")

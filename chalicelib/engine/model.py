@@ -155,6 +155,8 @@ class Player:
     eliminated: bool = False
     resigned: bool = False
     rank: int | None = None
+    moved: bool = False
+    """The player made a move of their own this game (not a timeout): see ``ratings``."""
 
     @property
     def is_bot(self) -> bool:
@@ -187,6 +189,8 @@ class Player:
             d["res"] = 1
         if self.rank is not None:
             d["rank"] = self.rank
+        if self.moved:
+            d["mv"] = 1
         return d
 
     @classmethod
@@ -205,6 +209,7 @@ class Player:
             eliminated=bool(d.get("elim", 0)),
             resigned=bool(d.get("res", 0)),
             rank=d.get("rank"),
+            moved=bool(d.get("mv", 0)),
         )
 
 
@@ -427,6 +432,8 @@ class Room:
     rated: bool = False
     recreated_as: str | None = None
     recreated_from: str | None = None
+    lineage: str | None = None
+    """The first room of a chain of recreations (None: this room is the first)."""
     bot_memory: dict[str, Any] = field(default_factory=dict)
     """What bots learned from completed, public reveals (opponent tendencies)."""
     completed: list[CompletedRound] = field(default_factory=list, compare=False, repr=False)
@@ -473,6 +480,7 @@ class Room:
             "recreated_as": self.recreated_as,
             "recreated_from": self.recreated_from,
             "bm": self.bot_memory,
+            **({"lin": self.lineage} if self.lineage else {}),
         }
 
     @classmethod
@@ -496,4 +504,5 @@ class Room:
             recreated_as=d.get("recreated_as"),
             recreated_from=d.get("recreated_from"),
             bot_memory=d.get("bm") or {},
+            lineage=d.get("lin"),
         )

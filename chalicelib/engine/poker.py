@@ -6,11 +6,17 @@
   order*: the larger group first, equal groups by the higher face (so two pairs compare by the
   high pair, then the low pair, then the kicker): all five dice count.
 - Each player has ``lives`` (room setting, held in ``Player.dice_count``). A round is a hand.
-- A turn has stages (``Game.extra["st"]``), each a new turn number with its own deadline:
-  ``claim`` (the holder passes the cup with a claim), ``respond`` (the receiver calls Liar! or
-  accepts; a ``claim`` here accepts and passes the cup unlooked and unrolled), ``reroll`` (the
-  receiver rerolls 0–5 dice, announced, and may expose or take back dice; a ``claim`` here
-  passes without rerolling), ``aces`` (after accepting five aces: two more rolls, or stop).
+- A turn has stages (``Game.extra["st"]``), each a new turn number; one holder's stages share
+  one deadline (one clock per holder: the shared flow keeps the deadline while the same player
+  acts on): ``claim`` (the holder passes the cup with a claim), ``respond`` (the receiver calls
+  Liar! or accepts; a ``claim`` here accepts and passes the cup unlooked and unrolled),
+  ``reroll`` (the receiver rerolls 0–5 dice, announced, and may expose or take back dice; a
+  ``claim`` here passes without rerolling), ``aces`` (after accepting five aces: two more
+  rolls, or stop).
+- No peeking before accepting: in ``respond`` the receiver has not looked, so anything but
+  ``liar``, ``accept`` or a ``claim`` that names no die of the cup (no ``expose``, no ``dice``)
+  is refused with one fixed error (``NOT_ACCEPTED``), checked before anything that could
+  depend on the hidden dice.
 - A claim is five faces, ``"better"`` (the lowest legal hand) or ``{"category", "faces"}``
   (the lowest legal hand of that category whose groups start with those faces). Legal: it
   beats the claim accepted and contains the exposed dice. The full hand is stored and shown.
@@ -210,6 +216,22 @@ def _die(roller: Roller) -> int:
     return roller.die(0)
 
 
+NOT_ACCEPTED = "before accepting you may only call Liar! or accept (and pass the cup unlooked)"
+
+
+def not_accepted() -> WrongPhase:
+    """The one error for anything a receiver tries before accepting (never about the cup)."""
+    return WrongPhase(NOT_ACCEPTED, code="not_accepted")
+
+
+def _allowed_before_accepting(action: dict[str, Any]) -> bool:
+    """Liar!, accept, or a claim passing the cup unlooked: naming no die of the cup."""
+    kind = action.get("type")
+    if kind in ("liar", "accept"):
+        return True
+    return kind == "claim" and not action.get("expose") and not action.get("dice")
+
+
 class PokerRules:
     """Poker Liar Dice as SPEC-VARIANTS.md describes it."""
 
@@ -303,6 +325,8 @@ class PokerRules:
         kind = action.get("type")
         current = game.current_bid
         five_aces = current is not None and bid_rank(current) == FIVE_ACES_RANK
+        if stage == "respond" and not _allowed_before_accepting(action):
+            raise not_accepted()
         if kind == "liar":
             if stage != "respond":
                 raise WrongPhase("Liar! answers a claim passed to you", code="wrong_stage")

@@ -5,6 +5,10 @@ player's change is ``K / (N − 1) × Σ (score − expected)`` over that player
 ``expected = 1 / (1 + 10^((R_opponent − R_self) / 400))`` and ``K = 32``. Bots take no part.
 Deltas are rounded to one decimal place (half away from zero) and ratings are kept to one
 decimal; one human against bots changes nothing.
+
+Not rated: a human who left the game (resigned, or was eliminated on timeouts) without having
+made a move of their own. Such a player takes no part in the pairs, so they move nobody's
+rating, and fresh accounts that join and resign at once cannot farm anyone's rating.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .errors import InvalidOrder, Unrated
-from .model import Room
+from .model import Player, Room
 
 K = 32
 DEFAULT_RATING = 1500.0
@@ -49,8 +53,17 @@ def pairwise_changes(ranks: dict[str, int], ratings: dict[str, float]) -> dict[s
 
 
 def _humans(room: Room) -> dict[str, str]:
-    """Player id → user id of human participants."""
-    return {p.id: p.user_id for p in room.players if not p.is_bot and p.user_id is not None}
+    """Player id → user id of the rated human participants (see ``takes_part``)."""
+    return {
+        p.id: p.user_id
+        for p in room.players
+        if not p.is_bot and p.user_id is not None and takes_part(p)
+    }
+
+
+def takes_part(player: Player) -> bool:
+    """A human is rated unless they left the game without a move of their own."""
+    return player.moved or player.in_game
 
 
 def changes_for_order(

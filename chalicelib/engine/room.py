@@ -259,6 +259,7 @@ def recreate(room: Room, user: UserRef, new_room_id: str, now: int) -> Room:
         settings=room.settings,
         rated=not user.guest,
         recreated_from=room.id,
+        lineage=room.lineage or room.id,
     )
     new.host_id = _seat_human(new, user, ready=True).id
     room.recreated_as = new_room_id

@@ -32,8 +32,9 @@ class TurnOutcome:
 
     ``events`` are announced first (the flow adds ``round``, ``by`` and ``at``). Then either
     ``reveal`` is set (the round is decided: eliminations, break or final reveal follow), or
-    ``next_player`` acts next on a new turn number with its own deadline (possibly the same
-    player, for a system whose turn has stages). ``bid`` is a public claim that becomes the
+    ``next_player`` acts next on a new turn number: with a fresh deadline for another player,
+    or, for the same player (a system whose turn has stages), keeping the deadline the turn
+    started with (one clock per holder). ``bid`` is a public claim that becomes the
     current bid and joins the round's hidden history.
     """
 

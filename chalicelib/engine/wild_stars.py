@@ -8,7 +8,8 @@
   face.
 - Show and reroll: with a bid, the bidder may set dice of the cup out in the open (keeping at
   least one in the cup) and reroll the rest of the cup. Shown dice stay public and fixed for
-  the round, and count like any other die.
+  the round, and count like any other die. A reroll with nothing shown is refused (it is not
+  a move).
 - Challenge: d = counted − bid. d < 0: the bidder loses |d| dice; d > 0: the challenger loses
   d dice; d = 0 (a perfect bid): every player but the bidder loses one die, except that a
   player down to one die who did not challenge keeps it (Die Hard). Lost dice leave the game
@@ -116,6 +117,10 @@ class WildStarsRules(BiddingRules):
             raise InvalidAction("keep at least one die in the cup", field="show")
         if show and not reroll:
             raise InvalidAction("showing dice comes with a reroll of the cup", field="reroll")
+        if reroll and not show:
+            raise InvalidAction(
+                "a reroll needs shown dice: set at least one die of your cup out", field="show"
+            )
         if reroll:
             out = [player.hand[i] for i in sorted(show)]
             if out:

@@ -215,13 +215,19 @@ def build_app(
             path = f"{path}?{request.url.query}"
         body = await request.body()
         headers = {k: v for k, v in request.headers.items()}
+        peer = request.client.host if request.client else "127.0.0.1"
+
+        def handle() -> dict[str, Any]:
+            # The peer address becomes the event's requestContext.identity.sourceIp, as API
+            # Gateway sets it (calls are serialized by the runner's lock, so this is safe).
+            runner.gateway.event_converter.LOCAL_SOURCE_IP = peer
+            answer: dict[str, Any] = runner.gateway.handle_request(
+                method=request.method, path=path, headers=headers, body=body or None
+            )
+            return answer
 
         def run() -> dict[str, Any]:
-            answer: dict[str, Any] = runner.call(
-                lambda: runner.gateway.handle_request(
-                    method=request.method, path=path, headers=headers, body=body or None
-                )
-            )
+            answer: dict[str, Any] = runner.call(handle)
             return answer
 
         try:
@@ -525,8 +531,14 @@ class LocalServer:
             static_dir=self._static_dir,
             access_log=self._access_log,
         )
+        # proxy_headers off: X-Forwarded-For must not choose the address that limits count.
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio"
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            ws="websockets-sansio",
+            proxy_headers=False,
         )
         server = uvicorn.Server(config)
         self._running = _Running(server=server, thread=None, sock=sock)

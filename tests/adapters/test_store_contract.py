@@ -201,6 +201,16 @@ def test_user_id_is_created_once(store: Store) -> None:
     assert store.get_user_by_username("fresh") is None
 
 
+def test_guest_expiry_round_trips_and_registered_users_have_none(store: Store) -> None:
+    guest = store.create_user("g1", None, None, True, "Visitor", now_ms=5_000, expires_at_s=90)
+    assert guest.expires_at_s == 90
+    found = store.get_user("g1")
+    assert found is not None and found.expires_at_s == 90
+    store.create_user("u1", "keeper", "hash", False, "keeper", now_ms=5_000)
+    kept = store.get_user("u1")
+    assert kept is not None and kept.expires_at_s is None
+
+
 def test_guest_has_no_username(store: Store) -> None:
     guest = store.create_user("g1", None, None, True, "Guest 7")
     assert guest.guest and guest.username is None and guest.password_hash is None
@@ -359,6 +369,18 @@ def test_rate_limit_allows_limit_hits_per_window(store: Store) -> None:
     assert [store.hit("chat:u1:r1", 3, 10, now + i) for i in range(5)] == [True] * 3 + [False] * 2
     assert store.hit("chat:u2:r1", 3, 10, now)
     assert store.hit("chat:u1:r1", 3, 10, now + 10_000)
+
+
+def test_refund_gives_back_one_counted_attempt_and_never_goes_below_zero(store: Store) -> None:
+    now = 2_000_000
+    assert [store.hit("login:a", 2, 10, now) for _ in range(3)] == [True, True, False]
+    store.refund("login:a", 10, now)
+    assert store.hit("login:a", 2, 10, now)
+    assert not store.hit("login:a", 2, 10, now)
+    # nothing counted: a refund changes nothing (no credit for later attempts)
+    store.refund("login:b", 10, now)
+    store.refund("login:b", 10, now)
+    assert [store.hit("login:b", 1, 10, now) for _ in range(2)] == [True, False]
 
 
 # --- realtime -----------------------------------------------------------------------------

@@ -12,7 +12,19 @@ def _rated_game(env: Env, host: str, other: str, loser: str) -> str:
     rid = env.ok("POST", "/rooms", {"settings": {}}, host, 201)["id"]
     env.ok("POST", f"/rooms/{rid}/join", {}, other)
     env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, other)
-    env.ok("POST", f"/rooms/{rid}/start", None, host)
+    view = env.ok("POST", f"/rooms/{rid}/start", None, host)
+    # Each makes a move of their own (a walk-out without one is not rated), then one resigns.
+    for _ in range(2):
+        turn = view["game"]["turn"]
+        mover = (
+            host
+            if env.ok("GET", f"/rooms/{rid}", None, host)["me"]["player_id"] == turn["player_id"]
+            else other
+        )
+        bid = view["game"]["current_bid"]
+        quantity = 1 if bid is None else bid["quantity"] + 1
+        action = {"type": "bid", "quantity": quantity, "face": 3, "turn": turn["number"]}
+        view = env.ok("POST", f"/rooms/{rid}/actions", action, mover)
     view = env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, loser)
     assert view["status"] == "finished"
     env.clock.advance(60_000)
@@ -103,6 +115,24 @@ def test_profiles_of_unknown_users_and_guests_are_404(api_env: Env) -> None:
     for name in ("nobody", "Gus", guest["id"]):
         resp = api_env.call("GET", f"/users/{name}")
         assert resp.status_code == 404 and resp.json["error"]["code"] == "unknown_user", name
+
+
+def test_games_against_bots_or_walk_outs_do_not_count(api_env: Env) -> None:
+    solo, _ = api_env.register("solo")
+    walker, _ = api_env.register("walker")
+    for _ in range(5):
+        rid = api_env.ok("POST", "/rooms", {"settings": {}}, solo, 201)["id"]
+        api_env.ok("POST", f"/rooms/{rid}/bots", {"level": "easy"}, solo, 201)
+        api_env.ok("POST", f"/rooms/{rid}/start", None, solo)
+        api_env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, solo)
+    rid = api_env.ok("POST", "/rooms", {"settings": {}}, solo, 201)["id"]
+    api_env.ok("POST", f"/rooms/{rid}/join", {}, walker)
+    api_env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, walker)
+    api_env.ok("POST", f"/rooms/{rid}/start", None, solo)
+    api_env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, walker)
+    for name in ("solo", "walker"):
+        assert api_env.ok("GET", f"/users/{name}")["rated_games"] == 0, name
+    assert api_env.ok("GET", "/leaderboard")["players"] == []
 
 
 def test_a_new_player_has_an_empty_profile(api_env: Env) -> None:

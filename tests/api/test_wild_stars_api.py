@@ -38,7 +38,7 @@ def test_wild_stars_game_with_bots_plays_to_the_end(api_env: Env) -> None:
     rid, tokens = setup_game(env, humans=1, bots=2, settings={**WILD, "starting_dice": 3})
     token = tokens[0]
     rng = random.Random(5)
-    star_bids = shows = rerolls = 0
+    star_bids = shows = 0
     reveals: dict[int, dict[str, Any]] = {}
     for _ in range(500):
         view = env.ok("GET", f"/rooms/{rid}", None, token)
@@ -72,9 +72,6 @@ def test_wild_stars_game_with_bots_plays_to_the_end(api_env: Env) -> None:
             if len(cup) > 1:
                 action["show"] = [len(cup) - 1] if rng.random() < 0.5 else [0]
                 shows += 1
-            elif rng.random() < 0.5:
-                action["reroll"] = True
-                rerolls += 1
             star_bids += action["face"] == "*"
         after = env.ok("POST", f"/rooms/{rid}/actions", action, token)
         schemas.RoomView.model_validate(after)
@@ -129,24 +126,16 @@ def test_shown_dice_are_public_and_the_cup_stays_private(api_env: Env) -> None:
             assert len(seen["me"]["dice"]) == 5  # their own cup only
         else:
             assert seen["me"]["dice"] is None
-    # the next player raises with a star bid and rerolls the whole cup
+    # the next player raises with a star bid; a reroll with nothing shown is not a move
     token2, view2 = player_to_act(env, rid, tokens)
     assert token2 != token
-    out = env.ok(
-        "POST",
-        f"/rooms/{rid}/actions",
-        {
-            "type": "bid",
-            "quantity": 2,
-            "face": "*",
-            "turn": view2["game"]["turn"]["number"],
-            "reroll": True,
-        },
-        token2,
-    )
+    star = {"type": "bid", "quantity": 2, "face": "*", "turn": view2["game"]["turn"]["number"]}
+    refused = env.call("POST", f"/rooms/{rid}/actions", {**star, "reroll": True}, token2)
+    assert refused.status_code == 400 and refused.json["error"]["field"] == "show"
+    assert env.ok("GET", f"/rooms/{rid}", None, token2)["me"]["dice"] == view2["me"]["dice"]
+    out = env.ok("POST", f"/rooms/{rid}/actions", star, token2)
     assert out["game"]["current_bid"]["face"] == "*"
-    assert len(out["me"]["dice"]) == 5
-    # a whole-cup reroll shows nothing new
+    assert out["me"]["dice"] == view2["me"]["dice"]
     assert {k: v for k, v in out["game"]["table"]["shown"].items() if v} == {mover: shown}
     # the last shown dice of a round come back in the reveal, marked as shown
     token3, view3 = player_to_act(env, rid, tokens)

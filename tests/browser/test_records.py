@@ -124,7 +124,15 @@ def test_leaderboard_and_profile_pages(server: LocalServer, browser: Browser) ->
         rid = _call(server, "POST", "/rooms", {"settings": {}}, top)["id"]
         _call(server, "POST", f"/rooms/{rid}/join", {}, low)
         _call(server, "PUT", f"/rooms/{rid}/ready", {"ready": True}, low)
-        _call(server, "POST", f"/rooms/{rid}/start", None, top)
+        view = _call(server, "POST", f"/rooms/{rid}/start", None, top)
+        for _ in range(2):  # a move each (a walk-out without one is not rated)
+            turn = view["game"]["turn"]
+            mine = _call(server, "GET", f"/rooms/{rid}", None, top)["me"]["player_id"]
+            mover = top if mine == turn["player_id"] else low
+            bid = view["game"]["current_bid"]
+            quantity = 1 if bid is None else bid["quantity"] + 1
+            action = {"type": "bid", "quantity": quantity, "face": 3, "turn": turn["number"]}
+            view = _call(server, "POST", f"/rooms/{rid}/actions", action, mover)
         _call(server, "POST", f"/rooms/{rid}/actions", {"type": "resign"}, low)
         rooms.append(rid)
     board = _call(server, "GET", "/leaderboard")["players"]

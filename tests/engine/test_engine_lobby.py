@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.engine import ratings
-from chalicelib.engine.dice import SeededRoller
+from chalicelib.engine.dice import Roller, SeededRoller
 from chalicelib.engine.errors import (
     Conflict,
     Forbidden,
@@ -14,7 +14,7 @@ from chalicelib.engine.errors import (
     NotHost,
     Unrated,
 )
-from chalicelib.engine.model import Settings, Status
+from chalicelib.engine.model import Player, Room, Settings, Status
 from chalicelib.engine.room import (
     UserRef,
     add_bot,
@@ -248,9 +248,17 @@ def test_one_human_against_bots_changes_nothing() -> None:
     # the bots play the rest inside the transition, up to the three-second final reveal
     game.advance(room, T0 + 3000, roller)
     assert room.status == Status.FINISHED
-    assert ratings.final_changes(room, {"u1": 1500.0}) == {
-        "u1": {"before": 1500.0, "delta": 0.0, "after": 1500.0}
-    }
+    # resigning without a move of one's own: not rated at all (and bots never are)
+    assert ratings.final_changes(room, {"u1": 1500.0}) == {}
+
+
+def _bid(room: Room, seat: int, roller: Roller) -> None:
+    """Seat ``seat`` (to act) opens with one 2."""
+    from chalicelib.engine import game
+
+    assert room.game is not None and room.game.turn_player == pid(room, seat)
+    action = {"type": "bid", "quantity": 1, "face": 2, "turn": room.game.turn}
+    game.act(room, pid(room, seat), action, roller, T0)
 
 
 def test_elo_preview_enforces_fixed_ranks() -> None:
@@ -258,6 +266,7 @@ def test_elo_preview_enforces_fixed_ranks() -> None:
     roller.add_dice("1" * 10)
     from chalicelib.engine import game
 
+    _bid(room, 0, roller)  # a move of their own: rated when resigning
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)  # rank 3 fixed
     order_ok = [pid(room, 2), pid(room, 1), pid(room, 0)]
     changes = ratings.changes_for_order(room, order_ok, {})
@@ -282,9 +291,12 @@ def test_elo_preview_of_a_finished_game_starts_from_the_ratings_it_was_rated_fro
     from chalicelib.engine import game
 
     roller.add_dice("11")  # the round restarts after the first resignation
+    _bid(room, 0, roller)  # each makes a move of their own, so all three are rated
     game.act(room, pid(room, 0), {"type": "resign"}, roller, T0)
+    _bid(room, 1, roller)
     game.act(room, pid(room, 1), {"type": "resign"}, roller, T0)
     applied = ratings.final_changes(room, {"u1": 1500.0, "u2": 1500.0, "u3": 1500.0})
+    assert len(applied) == 3
     ratings.apply_to_results(room, applied)
     order = [pid(room, 2), pid(room, 1), pid(room, 0)]
     # Today's ratings already include this game's result; the preview must not count it twice.
@@ -293,3 +305,24 @@ def test_elo_preview_of_a_finished_game_starts_from_the_ratings_it_was_rated_fro
     for p in room.players:
         assert preview[p.id]["before"] == applied[p.user_id]["before"]
         assert preview[p.id]["after"] == applied[p.user_id]["after"]
+
+
+def test_a_human_out_without_a_move_of_their_own_takes_no_part_in_the_pairs() -> None:
+    room, _ = new_game(["12", "12", "12"], bots=0)
+    from chalicelib.engine import game
+
+    roller = SeededRoller(5)
+    mover = room.player(room.game.turn_player) if room.game else None
+    assert mover is not None
+    turn = room.game.turn if room.game else 0
+    game.act(room, mover.id, {"type": "bid", "quantity": 1, "face": 2, "turn": turn}, roller, T0)
+    assert mover.moved and Player.from_dict(mover.to_dict()).moved
+    idle = [p for p in room.players if p.id != mover.id]
+    game.act(room, idle[0].id, {"type": "resign"}, roller, T0)
+    game.act(room, idle[1].id, {"type": "resign"}, roller, T0)
+    assert room.status == Status.FINISHED
+    ids = {p.user_id for p in room.players}
+    changes = ratings.final_changes(room, dict.fromkeys(ids, 1500.0))
+    # only the mover is rated: alone, nothing changes; the idle resigners are left out
+    assert set(changes) == {mover.user_id}
+    assert changes[mover.user_id]["delta"] == 0.0

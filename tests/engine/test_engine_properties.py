@@ -71,15 +71,24 @@ MOVES = ("bid_placed", "liar_called", "claim_accepted", "dice_rerolled", "rolls_
 """Events that announce a seat's turn move (each says what was done)."""
 
 
+HOLDER_CHANGES = ("bid_placed", "round_started", "round_restarted", "challenge_resolved")
+"""Poker events after which a (possibly new) holder's one clock starts."""
+
+
 def check_events(
-    room: Room, events: list[dict[str, Any]], humans_before: set[str], clock_before: int
+    room: Room,
+    events: list[dict[str, Any]],
+    humans_before: set[str],
+    clock_before: int,
+    holder_before: tuple[str | None, int | None] | None = None,
 ) -> None:
     """One change's events: complete, stamped in order, bots paced, the next deadline right.
 
     Stamps never go back (within a change or before the table's previous latest stamp). A bot's
     move comes a think time (within ``Game.pace``) after the event before it while a human still
     has dice, and so does the reveal after a bot's Liar!; the turn deadline counts from the
-    latest stamp, a break from its start.
+    latest stamp, a break from its start; in Poker a holder's stages keep the holder's one
+    clock (``holder_before``: the turn player and deadline before the change).
     """
     g = room.game
     assert g is not None
@@ -126,7 +135,16 @@ def check_events(
     if not events:
         return
     assert g.clock == prev_at
-    if room.status == Status.PLAYING and g.phase == Phase.BIDDING:
+    same_holding = (
+        poker_rules
+        and holder_before is not None
+        and holder_before[0] == g.turn_player
+        and not any(e["type"] in HOLDER_CHANGES for e in events)
+    )
+    if room.status == Status.PLAYING and g.phase == Phase.BIDDING and same_holding:
+        assert holder_before is not None
+        assert g.deadline == holder_before[1], "one clock per holder: the stages share it"
+    elif room.status == Status.PLAYING and g.phase == Phase.BIDDING:
         assert g.deadline == prev_at + turn_ms, "the turn clock starts at the latest stamp"
     breaks = [e for e in events if e["type"] == "break_started"]
     if room.status == Status.PLAYING and g.phase == Phase.BREAK and breaks:
@@ -415,6 +433,7 @@ def play_poker(cfg: dict[str, Any], humans: int, bots: int, seed: int) -> tuple[
         rnd = g.round
         humans_before = {p.id for p in room.players if p.in_game and not p.is_bot}
         clock_before = g.clock
+        holder_before = (g.turn_player, g.deadline)
         now += choices.below(5000)
         if choices.below(100) < 20 or g.phase != Phase.BIDDING:
             now = max(now, g.deadline or now)
@@ -438,7 +457,7 @@ def play_poker(cfg: dict[str, Any], humans: int, bots: int, seed: int) -> tuple[
             log.append((actor.id, action, now))
         fresh = any(e["type"] in ("round_started", "round_restarted") for e in events)
         prev = check_poker(room, None if fresh or room.game.round != rnd else prev)
-        check_events(room, events, humans_before, clock_before)
+        check_events(room, events, humans_before, clock_before, holder_before)
     return room, log
 
 

@@ -228,9 +228,15 @@ def test_wild_stars_bot_decisions_are_always_legal(level: str) -> None:
         assert room.status == Status.FINISHED
 
 
-def test_a_whole_cup_reroll_shows_nothing() -> None:
+def test_a_reroll_with_nothing_shown_is_not_a_move() -> None:
     room, roller = ws_game(["23456", "22222"])
     roller.add_dice("66666")
-    ws_bid(room, roller, 0, 1, 2, reroll=True)
-    assert room.players[0].hand == [6, 6, 6, 6, 6]
+    before = room.to_dict()
+    for extra in ({"reroll": True}, {"reroll": True, "show": []}):
+        with pytest.raises(InvalidAction) as refused:
+            ws_bid(room, roller, 0, 1, 2, **extra)
+        assert refused.value.field == "show"
+        assert room.to_dict() == before
+    ws_bid(room, roller, 0, 1, 2)
+    assert room.players[0].hand == [2, 3, 4, 5, 6]
     assert room_view(room)["game"]["table"] == {"shown": {}}

@@ -109,9 +109,9 @@ function bidProblem(quantity, face, current, total, rules = CLASSIC) {
 
 /**
  * Wild Stars "Show & reroll": click dice of the cup to set them out in the open (at least one
- * stays in the cup); the rest of the cup is rerolled with the bid. With the option on and no
- * die picked, the whole cup is rerolled. Returns the controls and a function giving the
- * extra fields of the bid action ({show: [...]}, {reroll: true} or {}).
+ * stays in the cup); the rest of the cup is rerolled with the bid. With no die picked nothing
+ * is rerolled (a reroll without showing is not a move). Returns the controls and a function
+ * giving the extra fields of the bid action ({show: [...]} or {}).
  */
 function showRerollControls(room, myTurn) {
   const g = room.game;
@@ -154,7 +154,7 @@ function showRerollControls(room, myTurn) {
     if (!sel.on) {
       hint.textContent = 'Optional: click dice of your cup to set them out in the open; the rest are rerolled with your bid.';
     } else if (k === 0) {
-      hint.textContent = `With your bid you reroll your whole cup (${n} ${n === 1 ? 'die' : 'dice'}).`;
+      hint.textContent = 'Click the dice to set out (at least one); the rest of your cup is rerolled with your bid.';
     } else {
       hint.textContent = `With your bid you set out ${k} ${k === 1 ? 'die' : 'dice'} for everyone to see and reroll the other ${n - k}.`;
     }
@@ -167,7 +167,8 @@ function showRerollControls(room, myTurn) {
     hint);
   const extra = () => {
     if (!sel.on) return {};
-    return sel.picked.length ? { show: [...sel.picked].sort((a, b) => a - b) } : { reroll: true };
+    // A reroll without showing anything is not a move: nothing picked, nothing rerolled.
+    return sel.picked.length ? { show: [...sel.picked].sort((a, b) => a - b) } : {};
   };
   return { box, extra };
 }
