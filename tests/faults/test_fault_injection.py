@@ -12,8 +12,6 @@ cross-item invariants whole.
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +20,7 @@ import pytest
 
 from chalicelib import schemas
 from chalicelib.adapters._aws import unavailable
+from chalicelib.adapters.dynamo import decode_state
 from chalicelib.ports import Unavailable
 from tests.faults.conftest import (
     NOTIFIER_ERRORS,
@@ -227,11 +226,7 @@ def test_every_route_has_a_fault_scenario() -> None:
 
 
 def _state(item: dict[str, Any]) -> dict[str, Any]:
-    if "state_z" in item:
-        data: dict[str, Any] = json.loads(zlib.decompress(item["state_z"]["B"]).decode())
-        return data
-    text: dict[str, Any] = json.loads(item["state"]["S"])
-    return text
+    return decode_state(item)  # plain or compressed with the preset dictionary
 
 
 def assert_invariants(snapshot: dict[tuple[str, str], Any]) -> None:
