@@ -1,41 +1,72 @@
-"""Bot benchmark: win rates of the strong bot against baselines, and decision time.
+"""Bot benchmark: win rates of the bots in every rule system, and decision time per system.
 
 Plays full games through the real engine (bot-only rooms: every round runs inside
-``start_game``), with fixed seeds so every figure is reproducible. One strong seat plays
-against ``players - 1`` copies of a baseline (``random``, ``naive``, ``binomial``: see
-``chalicelib/engine/bot_baselines.py``); the strong seat rotates through the seats. The win
-rate is the fraction of games the strong seat finishes first, with a Wilson 95 % interval;
-a target is met when the interval's lower bound reaches it. Heads-up rows play more games
-(``--games-heads-up``): at a 93 % win rate 400 games leave a ±2.5-point interval, too wide to
-judge a 90 % target, and the strong bot's roller draws reshuffle the dice of every game.
-Then it times ``decide`` at 10 players × 10 dice (median over many decisions).
+``start_game``), with fixed seeds so every figure is reproducible. Each row seats one
+*subject* bot against ``players - 1`` copies of an *opponent*; the subject's seat rotates. The
+win rate is the fraction of games the subject finishes first, with a Wilson 95 % interval; a
+target is met when the interval's **lower bound** reaches it. Suites:
 
-    .venv/bin/python bench/bots.py                 # the default run (a few minutes, 2 cores)
-    .venv/bin/python bench/bots.py --games 400 --jobs 4
-    .venv/bin/python bench/bots.py --players 2 --opponents binomial --games 1000
+- ``classic``: strong against the classic baselines (``random``, ``naive``, ``binomial``) at
+  2, 4 and 6 players, 0 % and 10 % wildcards, both penalty modes;
+- ``systems``: strong against ``random`` and that system's ``naive`` baseline in Wild Stars
+  and Poker Liar Dice, heads-up and at 4 players (Perudo joins here once it exists: add it to
+  ``SYSTEMS``);
+- ``exploiters``: classic strong against bots built to exploit it (``always-call``,
+  ``always-bluff``, ``honest-reader``), heads-up;
+- ``ladder``: strong against medium and medium against easy, heads-up, in every system.
+
+Then it times the strong bot's decisions per system at 10 players × 10 dice (Wild Stars seats
+at most 6 players; Poker's cup always holds 5 dice).
+
+    .venv/bin/python bench/bots.py                       # every suite (a few minutes, 2 cores)
+    .venv/bin/python bench/bots.py --suites systems ladder
+    .venv/bin/python bench/bots.py --suites classic --players 2 --opponents binomial
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 import statistics
 import sys
 import time
+import zlib
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from chalicelib.engine import bots, game
+from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Phase, Player, Room, Settings, Status
+from chalicelib.engine.rules import rule_system
 from chalicelib.engine.views import bot_view
 
-TARGETS = {("random", 2): 0.99, ("naive", 2): 0.90, ("binomial", 2): 0.55}
-"""Win-rate targets heads-up; at 4 and 6 players, twice the fair share against naive bots."""
+SYSTEMS: dict[str, dict[str, Any]] = {
+    "wild-stars": {"rules": "wild-stars", "starting_dice": 5},
+    "poker": {"rules": "poker", "lives": 3},
+    # "perudo": {"rules": "perudo", "starting_dice": 5},  # once the rule system exists
+}
+"""The rule systems beyond classic and the settings their rows play with."""
+EXPLOITERS = ("always-call", "always-bluff", "honest-reader")
+LADDER = (("strong", "medium"), ("medium", "easy"))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One configuration: ``subject`` against ``players - 1`` copies of ``opponent``."""
+
+    system: str
+    players: int
+    settings: tuple[tuple[str, Any], ...]
+    subject: str
+    opponent: str
+    games: int
+    target: float | None
+    seed: int = 1
+    label: str = field(default="")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -70,34 +101,34 @@ def play(levels: list[str], settings: Settings, seed: int) -> Room:
     return room
 
 
-def run_config(args: tuple[int, int, str, str, int, int, int]) -> tuple[Any, ...]:
-    """Play ``games`` games of one configuration; return the strong seat's wins."""
-    players, wild, penalty, opponent, games, dice, base_seed = args
-    # the same seeds for every opponent, so rows differ only by the opponent
-    config_no = (
-        [2, 4, 6, 3, 5, 7, 8, 9, 10].index(players) * 4 + (wild // 5) * 2 + (penalty == "give")
-    )
-    settings = Settings(starting_dice=dice, wildcard_chance=wild, penalty=penalty)
+def run_row(row: Row) -> tuple[Row, int]:
+    """Play the row's games; return how many the subject won."""
+    settings = Settings(**dict(row.settings))
+    # the same seeds for every opponent of a configuration, so rows differ only by the opponent
+    key = f"{row.system}/{row.players}/{row.settings}/{row.subject}"
+    base = row.seed * 1_000_003 + zlib.crc32(key.encode()) % 1_000_000 * 10_007
     wins = 0
-    for g in range(games):
-        seat = g % players
-        levels = [opponent] * players
-        levels[seat] = "strong"
-        seed = base_seed * 1_000_003 + config_no * 100_003 + g
-        room = play(levels, settings, seed)
+    for g in range(row.games):
+        seat = g % row.players
+        levels = [row.opponent] * row.players
+        levels[seat] = row.subject
+        room = play(levels, settings, base + g)
         if room.players[seat].rank == 1:
             wins += 1
-    return players, wild, penalty, opponent, wins, games
+    return row, wins
 
 
-def decision_times(samples: int, seed: int) -> list[int]:
-    """Nanoseconds per strong decision at 10 players × 10 dice, over varied positions."""
+def decision_times(system: str, samples: int, seed: int) -> tuple[int, list[int]]:
+    """Nanoseconds per strong decision at the largest table (10 × 10 dice where allowed)."""
     roller = SeededRoller(seed)
-    settings = Settings(starting_dice=10, wildcard_chance=10, penalty="discard")
+    extra = {k: v for k, v in SYSTEMS.get(system, {}).items() if k != "starting_dice"}
+    settings = Settings(**{"wildcard_chance": 10, **extra, "starting_dice": 10})
+    players = 6 if system == "wild-stars" else 10
+    rules = rule_system(settings.rules)
     out: list[int] = []
     while len(out) < samples:
-        room = bot_room(["strong"] * 10, settings)
-        # deal and let nobody act: drive the first round by hand so all 100 dice stay in play
+        room = bot_room(["strong"] * players, settings)
+        # deal and let nobody act: drive the first round by hand so every die stays in play
         for p in room.players:
             p.kind = "human"
         game.start_game(room, roller, 0)
@@ -107,79 +138,183 @@ def decision_times(samples: int, seed: int) -> list[int]:
             assert pid is not None
             view = bot_view(room, pid)
             t0 = time.perf_counter_ns()
-            action = bots.decide(view, "strong", memory, roller)
+            action = rules.bot_action(view, "strong", memory, roller)
             out.append(time.perf_counter_ns() - t0)
-            if action["type"] == "liar":
-                break
             game.act(room, pid, action, roller, 0)
-    return out
+    return players, out
+
+
+def rows_for(args: argparse.Namespace) -> list[Row]:
+    """The rows of the chosen suites."""
+    rows: list[Row] = []
+    hu, many = args.games_heads_up, args.games
+    if "classic" in args.suites:
+        for n in args.players:
+            for wild in args.wild:
+                for pen in args.penalty:
+                    for opp in args.opponents:
+                        target = {"random": 0.99, "naive": 0.90, "binomial": 0.55}.get(opp)
+                        if n > 2:
+                            target = 2 / n if opp == "naive" else None
+                        rows.append(
+                            Row(
+                                "classic",
+                                n,
+                                (("wildcard_chance", wild), ("penalty", pen)),
+                                "strong",
+                                opp,
+                                hu if n == 2 else many,
+                                target,
+                                args.seed,
+                                f"{wild}% {pen}",
+                            )
+                        )
+    if "systems" in args.suites:
+        for system, extra in SYSTEMS.items():
+            if system not in args.systems:
+                continue
+            for n in (2, 4):
+                for opp in ("random", "naive"):
+                    if n == 2:
+                        target = 0.99 if opp == "random" else 0.80
+                    else:
+                        target = 2 / n if opp == "naive" else None
+                    rows.append(
+                        Row(
+                            system,
+                            n,
+                            tuple(extra.items()),
+                            "strong",
+                            opp,
+                            args.games_systems_heads_up if n == 2 else many,
+                            target,
+                            args.seed,
+                        )
+                    )
+    if "exploiters" in args.suites:
+        for wild in args.wild:
+            for opp in EXPLOITERS:
+                rows.append(
+                    Row(
+                        "classic",
+                        2,
+                        (("wildcard_chance", wild), ("penalty", "discard")),
+                        "strong",
+                        opp,
+                        args.games_exploiters,
+                        0.60,
+                        args.seed,
+                        f"{wild}% discard",
+                    )
+                )
+    if "ladder" in args.suites:
+        systems: dict[str, dict[str, Any]] = {
+            "classic": {"wildcard_chance": 10, "penalty": "discard"},
+            **SYSTEMS,
+        }
+        for system, extra in systems.items():
+            if system not in args.systems:
+                continue
+            for subject, opp in LADDER:
+                rows.append(
+                    Row(
+                        system,
+                        2,
+                        tuple(extra.items()),
+                        subject,
+                        opp,
+                        args.games_ladder,
+                        0.60,
+                        args.seed,
+                        "10% discard" if system == "classic" else "",
+                    )
+                )
+    return rows
+
+
+def describe(row: Row) -> str:
+    """The row's settings in a few characters."""
+    if row.label:
+        return row.label
+    s = dict(row.settings)
+    if row.system == "poker":
+        return f"{s.get('lives', 3)} lives"
+    return f"{s.get('starting_dice', 5)} dice"
 
 
 def main() -> None:
-    """Run the benchmark and print the tables."""
+    """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=400, help="games per configuration")
     parser.add_argument(
-        "--games-heads-up", type=int, default=1600, help="games per heads-up configuration"
+        "--suites",
+        nargs="+",
+        default=["classic", "systems", "exploiters", "ladder"],
+        choices=["classic", "systems", "exploiters", "ladder"],
     )
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
-    parser.add_argument("--dice", type=int, default=5, help="starting dice per player")
+    parser.add_argument("--games", type=int, default=300, help="games per row at 3+ players")
+    parser.add_argument("--games-heads-up", type=int, default=600, help="classic heads-up rows")
+    parser.add_argument("--games-systems-heads-up", type=int, default=1000)
+    parser.add_argument("--games-exploiters", type=int, default=600)
+    parser.add_argument("--games-ladder", type=int, default=500)
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2 here)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    parser.add_argument("--wild", type=int, nargs="+", default=[0, 10])
-    parser.add_argument("--penalty", nargs="+", default=["discard", "give"])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="classic")
+    parser.add_argument("--wild", type=int, nargs="+", default=[0, 10], help="classic")
+    parser.add_argument("--penalty", nargs="+", default=["discard", "give"], help="classic")
     parser.add_argument("--opponents", nargs="+", default=["random", "naive", "binomial"])
-    parser.add_argument("--timing-samples", type=int, default=2000)
+    parser.add_argument(
+        "--systems", nargs="+", default=["classic", *SYSTEMS], help="systems and ladder suites"
+    )
+    parser.add_argument("--timing-samples", type=int, default=1000, help="per system; 0: skip")
     args = parser.parse_args()
 
-    configs = [
-        (n, w, pen, opp, args.games_heads_up if n == 2 else args.games, args.dice, args.seed)
-        for n, w, pen, opp in itertools.product(
-            args.players, args.wild, args.penalty, args.opponents
-        )
-    ]
+    rows = rows_for(args)
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(run_config, configs))
+        # the longest rows first, so the two workers finish together
+        order = sorted(range(len(rows)), key=lambda i: -rows[i].games * rows[i].players)
+        done = dict(zip(order, pool.map(run_row, [rows[i] for i in order]), strict=True))
+    results = [done[i] for i in range(len(rows))]
     elapsed = time.perf_counter() - started
 
+    print(f"bots: {len(rows)} rows, seed {args.seed} ({elapsed:.0f} s)")
     print(
-        f"strong vs baselines: {args.games} games per row ({args.games_heads_up} heads-up), "
-        f"{args.dice} dice each, "
-        f"seed {args.seed} ({elapsed:.0f} s)"
-    )
-    print(
-        f"{'players':>7} {'wild':>5} {'penalty':>8} {'opponent':>9} {'win rate':>9} "
-        f"{'95% CI':>15} {'target':>7}"
+        f"{'system':<11} {'players':>7} {'settings':>12} {'bot':>7} {'opponent':>14} "
+        f"{'games':>6} {'win rate':>9} {'95% CI':>15} {'target':>7}"
     )
     failed = []
-    for players, wild, penalty, opponent, wins, games in results:
-        lo, hi = wilson(wins, games)
-        target = TARGETS.get((opponent, players))
-        if target is None and opponent == "naive":
-            target = 2 / players
+    for row, wins in results:
+        lo, hi = wilson(wins, row.games)
         mark = ""
-        if target is not None:
-            ok = lo >= target
-            mark = f"{target:>6.0%}{'' if ok else ' !'}"
+        if row.target is not None:
+            ok = lo >= row.target
+            mark = f"{row.target:>6.0%} {'ok' if ok else 'MISSED'}"
             if not ok:
-                failed.append((players, wild, penalty, opponent))
+                failed.append(row)
         print(
-            f"{players:>7} {wild:>4}% {penalty:>8} {opponent:>9} {wins / games:>9.1%} "
+            f"{row.system:<11} {row.players:>7} {describe(row):>12} {row.subject:>7} "
+            f"{row.opponent:>14} {row.games:>6} {wins / row.games:>9.1%} "
             f"[{lo:>5.1%}, {hi:>5.1%}] {mark}"
         )
 
-    times = decision_times(args.timing_samples, args.seed)
-    median = statistics.median(times) / 1e6
-    p90 = sorted(times)[int(len(times) * 0.9)] / 1e6
-    print(
-        f"\nstrong decision at 10 players × 10 dice: median {median:.3f} ms, "
-        f"p90 {p90:.3f} ms over {len(times)} decisions (target: median ≤ 1 ms)"
-    )
+    if args.timing_samples > 0:
+        print()
+        for system in ("classic", *SYSTEMS):
+            if system not in args.systems:
+                continue
+            players, times = decision_times(system, args.timing_samples, args.seed)
+            median = statistics.median(times) / 1e6
+            p90 = sorted(times)[int(len(times) * 0.9)] / 1e6
+            dice = "one 5-dice cup" if system == "poker" else "10 dice each"
+            print(
+                f"strong decision, {system:<10} {players:>2} players, {dice}: "
+                f"median {median:.3f} ms, p90 {p90:.3f} ms over {len(times)} decisions "
+                f"(target: median ≤ 1 ms)"
+            )
     if failed:
-        print(f"below target: {failed}")
+        print(f"\nbelow target: {len(failed)} rows")
 
 
 if __name__ == "__main__":

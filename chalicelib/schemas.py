@@ -145,7 +145,7 @@ class InviteBody(Request):
 class AddBotBody(Request):
     """POST /rooms/{room_id}/bots."""
 
-    level: Literal["easy", "strong"] | None = None
+    level: Literal["easy", "medium", "strong"] | None = None
 
 
 Turn = Annotated[int, Field(ge=0, le=10**9)]

@@ -12,7 +12,9 @@ how each level plays; the levels are:
   per opponent: bluff rate and how strongly honest bids lean on the hand). A raise costs the
   chance that the next player calls it and it is false (their call habits are learned too), plus
   a share of the risk if the round goes on; raises that leave the next player little room are
-  worth more. The weights follow the penalty mode (winning a challenge gains a die under
+  worth more. Against a rival who seldom calls (learned), the round going on is priced as
+  their easiest answer, one more on our face, which we would then face ourselves: so it does
+  not escalate against a bot that believes and echoes its bids. The weights follow the penalty mode (winning a challenge gains a die under
   *give*) and the number of players. Calls are pure; the raise is a mixed choice drawn from the
   roller among near-best raises and an occasional cheap bluff on a face it does not hold, so
   its bids do not read its hand (a roller that always draws 0 plays the pure best reply).
@@ -33,6 +35,7 @@ from typing import Any
 from . import bot_baselines
 from .bot_model import (
     CALL_BINS,
+    DEFAULT_CALL_RATE,
     Seat,
     bidder_pmf,
     call_rates,
@@ -49,6 +52,8 @@ from .model import Reveal
 
 Action = dict[str, Any]
 
+ECHO = 5.0
+"""How much a rival who seldom calls makes us price the round going on (module docstring)."""
 EASY_CALL_BELOW = 0.3
 """The easy bot believes bids more than it should."""
 CONT_BASE, CONT_ROOM = 0.05, 0.1
@@ -95,7 +100,9 @@ def _interpolate(rates: tuple[float, ...], probability: float) -> float:
     """A smooth call rate from per-bin rates (bin centres at 0.1, 0.3, ...)."""
     x = probability * CALL_BINS - 0.5
     if x <= 0:
-        return rates[0]
+        # below the first bin's centre the rate rises to certainty: anyone calls a bid that
+        # cannot be true from their seat (a learned low rate there comes from near misses)
+        return rates[0] + (1 - rates[0]) * min(-x / 0.5, 1.0)
     if x >= CALL_BINS - 1:
         return rates[-1]
     i = int(x)
@@ -251,10 +258,17 @@ def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     # heads-up the game is zero-sum, so the weight does not change the ranking of options.
     gain = 1.0 if give else (1.0 if players == 2 else 0.25)
     share = 2 / players
+    # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
+    # and the easiest answer is one more on our face, which we then face ourselves.
+    rates = beliefs.rates
+    reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
+    echo = ECHO * min(max(reluctance, 0.0), 1.0)
     scored: list[tuple[float, int, int]] = []
     for q, f in _candidates(seat):
         lose, win, carry_on, room = beliefs.raise_outcome(q, f)
-        cost = lose - gain * win + carry_on * share * (CONT_BASE + CONT_ROOM * room)
+        # the echo: they answer one more on our face, and we call that
+        cont = CONT_BASE + CONT_ROOM * room + echo * (room * (1 + gain) - gain)
+        cost = lose - gain * win + carry_on * share * cont
         scored.append((cost, q, f))
     if seat.current is not None:
         p_true = beliefs.p_true(*seat.current)
@@ -263,12 +277,29 @@ def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     return _bid(seat, *_pick(_weigh(seat, scored), roller))
 
 
+def medium(seat: Seat) -> Action:
+    """The strong bot's scoring with nothing read or learned, always the best reply.
+
+    It scores calls and raises like the strong bot, but takes the bidder's hand as plain
+    dice (the bid says nothing about it), uses the prior call rates for everyone and never
+    mixes or bluffs: a sound, readable player.
+    """
+    from dataclasses import replace
+
+    from .dice import ScriptedRoller
+
+    return strong(replace(seat, bidder=None), {}, ScriptedRoller())
+
+
 # -- dispatch ---------------------------------------------------------------------------------
 
 _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
     "random": bot_baselines.random_play,
     "naive": lambda seat, roller: bot_baselines.naive(seat),
     "binomial": lambda seat, roller: bot_baselines.binomial(seat),
+    "always-call": lambda seat, roller: bot_baselines.always_call(seat),
+    "always-bluff": lambda seat, roller: bot_baselines.always_bluff(seat),
+    "honest-reader": lambda seat, roller: bot_baselines.honest_reader(seat),
 }
 
 
@@ -279,6 +310,8 @@ def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Rol
     memory["w"] = int(view["settings"]["wildcard_chance"])
     if level == "easy":
         return easy(seat, roller)
+    if level == "medium":
+        return medium(seat)
     baseline = _BASELINES.get(level)
     if baseline is not None:
         return baseline(seat, roller)

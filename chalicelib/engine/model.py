@@ -24,8 +24,8 @@ MAX_BOTS: Final = 9
 BOT_THINK_MS: Final = (1000, 2500)
 """A bot's think time, in ms (lowest, highest): the default pace of a table with humans."""
 
-BotLevel = Literal["easy", "strong"]
-BOT_LEVELS: Final = ("easy", "strong")
+BotLevel = Literal["easy", "medium", "strong"]
+BOT_LEVELS: Final = ("easy", "medium", "strong")
 ContinueMode = Literal["auto", "manual"]
 
 

@@ -548,11 +548,14 @@ class PokerRules:
     def bot_action(
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
-        """The poker bot: decides from its own view only."""
-        return decide(view, level)
+        """The poker bots (``bots_poker``): decide from their own view only."""
+        return decide(view, level, roller, memory)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
-        """Poker bots keep no opponent model."""
+        """The strong bot learns how often each player's challenged claims were true."""
+        from . import bots_poker
+
+        bots_poker.observe(memory, reveal)
 
 
 def better_claim(current: int | None, cup: list[int], exposed: list[int]) -> dict[str, Any]:
@@ -602,52 +605,16 @@ def claim_probability(
     return 0.4 * p_random + 0.6 * p_kept
 
 
-def decide(view: dict[str, Any], level: str) -> dict[str, Any]:
-    """A poker bot's action, from its own player view."""
-    g = view["game"]
-    table = g["table"] or {}
-    turn = g["turn"]["number"]
-    stage = table.get("stage")
-    exposed_faces = table.get("exposed") or [None] * 5
-    exposed_pos = [i for i, f in enumerate(exposed_faces) if f is not None]
-    exposed = [parse_face(f, "exposed") for f in exposed_faces if f is not None]
-    raw = g.get("current_bid")
-    claim = canonical([parse_face(f, "hand") for f in raw["hand"]]) if raw else None
-    current = None if claim is None else hand_rank(claim)
-    cup = [parse_face(f, "dice") for f in (view["me"]["dice"] or [])]
+def decide(
+    view: dict[str, Any],
+    level: str,
+    roller: Roller | None = None,
+    memory: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A poker bot's action, from its own player view (``bots_poker``)."""
+    from . import bots_poker
 
-    def act(action: dict[str, Any]) -> dict[str, Any]:
-        return {**action, "turn": turn}
-
-    if stage == "aces":
-        dice = [i for i, d in enumerate(cup) if d != ACE]
-        return act({"type": "reroll", "dice": dice} if dice else {"type": "stop"})
-    if stage == "respond":
-        assert claim is not None and raw is not None
-        if current == FIVE_ACES_RANK:
-            return act({"type": "liar"})
-        rerolls = [r for r in table.get("rerolls") or [] if r["player_id"] == raw["player_id"]]
-        k = rerolls[-1]["count"] if rerolls else None
-        p = claim_probability(claim, exposed, k, level)
-        return act(
-            {"type": "accept"} if p >= (0.2 if level == "easy" else 0.35) else {"type": "liar"}
-        )
-    if stage == "reroll":
-        if current is not None and fast_rank(cup) > current:
-            return act({"type": "reroll", "dice": []})
-        counts = Counter(cup)
-        hidden = [i for i in range(5) if i not in exposed_pos]
-        dice = [i for i in hidden if counts[cup[i]] == 1]
-        if len(dice) == len(hidden) and dice:
-            best = max(dice, key=lambda i: cup[i])
-            dice = [i for i in dice if i != best]
-        if not dice:
-            dice = [i for i in hidden if cup[i] != ACE][:1]
-        return act({"type": "reroll", "dice": sorted(dice)})
-    # stage claim: truthfully when that beats the claim accepted, else the lowest "better"
-    if cup and (current is None or fast_rank(cup) > current):
-        return act({"type": "claim", "hand": faces_out(canonical(cup))})
-    return act(better_claim(current, cup, exposed_pos))
+    return bots_poker.decide(view, level, roller, memory)
 
 
 POKER = PokerRules()

@@ -199,7 +199,9 @@ def add_bot(
     _require_waiting(room)
     level = level or "strong"
     if level not in BOT_LEVELS:
-        raise WrongPhase("level must be easy or strong", code="invalid_level", field="level")
+        raise WrongPhase(
+            "level must be easy, medium or strong", code="invalid_level", field="level"
+        )
     bots = [p for p in room.players if p.is_bot]
     if len(bots) >= MAX_BOTS:
         raise Conflict(f"a room holds at most {MAX_BOTS} bots", code="too_many_bots")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bot_model import tail
 from .dice import Roller
 from .errors import Conflict, IllegalBid, InvalidAction
 from .model import WILD, Bid, Player, Reveal, Room, decode_dice, encode_dice
@@ -215,53 +214,23 @@ class WildStarsRules(BiddingRules):
     def bot_action(
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
-        """A probability bot: call when the bid is unlikely, else make the likeliest raise."""
-        return decide(view, level)
+        """The Wild Stars bots (``bots_wild_stars``): from the bot's own view only."""
+        return decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """Wild Stars bots keep no opponent model."""
 
 
-def bid_probability(known: list[Any], unseen: int, quantity: int, face: int) -> float:
-    """Chance of at least ``quantity`` counting dice, given the dice this seat can see."""
-    star = face == STAR_FACE
-    mine = sum(1 for d in known if d == "*" or (not star and d == face))
-    return tail(unseen, quantity - mine, 167 if star else 333)
+def decide(
+    view: dict[str, Any],
+    level: str,
+    memory: dict[str, Any] | None = None,
+    roller: Roller | None = None,
+) -> dict[str, Any]:
+    """A Wild Stars bot's action from its own player view (``bots_wild_stars``)."""
+    from . import bots_wild_stars
 
-
-def decide(view: dict[str, Any], level: str) -> dict[str, Any]:
-    """Decide from the bot's own player view: its cup, everyone's shown dice and the bid."""
-    game = view["game"]
-    turn = game["turn"]["number"]
-    total = game["total_dice"]
-    shown = [d for dice in ((game.get("table") or {}).get("shown") or {}).values() for d in dice]
-    known = list(view["me"]["dice"] or []) + shown
-    unseen = total - len(known)
-    raw = game["current_bid"]
-    current = None
-    if raw is not None:
-        current = Bid(
-            raw["player_id"], raw["quantity"], STAR_FACE if raw["face"] == "*" else raw["face"]
-        )
-    options = []
-    for face in (STAR_FACE, *FACES):
-        for quantity in range(1, total + 1):
-            if is_raise(quantity, face, current):
-                options.append((quantity, face))
-                break
-    if current is not None:
-        p_true = bid_probability(known, unseen, current.quantity, current.face)
-        if not options or p_true < (0.3 if level == "easy" else 0.5):
-            return {"type": "liar", "turn": turn}
-    quantity, face = max(
-        options, key=lambda b: (bid_probability(known, unseen, b[0], b[1]), -track_rank(*b))
-    )
-    return {
-        "type": "bid",
-        "quantity": quantity,
-        "face": "*" if face == STAR_FACE else face,
-        "turn": turn,
-    }
+    return bots_wild_stars.decide(view, level, memory, roller)
 
 
 WILD_STARS = WildStarsRules()

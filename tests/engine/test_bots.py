@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -23,7 +24,18 @@ from chalicelib.engine.bot_model import (
     observe,
 )
 from chalicelib.engine.dice import ScriptedRoller, SeededRoller
-from chalicelib.engine.model import WILD, Bid, Phase, Player, Reveal, RevealRow, Room, Settings
+from chalicelib.engine.model import (
+    WILD,
+    Bid,
+    Phase,
+    Player,
+    Reveal,
+    RevealRow,
+    Room,
+    Settings,
+    Status,
+)
+from chalicelib.engine.rules import rule_system
 from chalicelib.engine.views import bot_view
 
 LEVELS = ("easy", "strong", "random", "naive", "binomial")
@@ -330,3 +342,129 @@ def test_strong_keeps_calling_a_bid_that_cannot_be_true_whatever_the_roller() ->
     room = table([[1, 2, 3, 4, 5], [2, 2, 3, 4, 5]], current=(1, 9, 6), to_act=0, wildcard=0)
     for s in range(20):
         assert decide(room, "strong", seed=s)["type"] == "liar"
+
+
+# -- every level in every rule system ---------------------------------------------------------
+
+SYSTEM_LEVELS = ("easy", "medium", "strong", "random", "naive")
+SYSTEM_SETTINGS = {
+    "classic": lambda draw: {"wildcard_chance": draw(st.sampled_from([0, 10]))},
+    "wild-stars": lambda draw: {},
+    "poker": lambda draw: {"lives": draw(st.integers(1, 3))},
+}
+
+
+@st.composite
+def system_positions(draw: st.DrawFn) -> tuple[Room, SeededRoller]:
+    """A position reached by playing random legal moves in a random rule system."""
+    system = draw(st.sampled_from(sorted(SYSTEM_SETTINGS)))
+    players = draw(st.integers(2, 6))
+    settings = Settings(
+        rules=system, starting_dice=draw(st.integers(1, 5)), **SYSTEM_SETTINGS[system](draw)
+    )
+    room = Room(id="r", host_id="p1", created_by_guest=False, created_at=0, settings=settings)
+    for i in range(players):
+        room.players.append(Player(id=f"p{i + 1}", name=f"name{i + 1}", kind="human"))
+    roller = SeededRoller(draw(st.integers(0, 10**6)))
+    game.start_game(room, roller, 0)
+    rules = rule_system(system)
+    now = 0
+    for _ in range(draw(st.integers(0, 40))):
+        if room.game is None or room.status != Status.PLAYING:
+            break
+        if room.game.phase != Phase.BIDDING:
+            now = room.game.deadline or now + 60_000
+            game.advance(room, now, roller)
+            continue
+        pid = room.game.turn_player
+        assert pid is not None
+        # every seat plays a random legal move (the bench-only random level)
+        game.act(
+            room, pid, rules.bot_action(bot_view(room, pid), "random", {}, roller), roller, now
+        )
+    if room.game is None or room.game.phase != Phase.BIDDING:
+        return draw(system_positions())
+    return room, roller
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=system_positions(), level=st.sampled_from(SYSTEM_LEVELS))
+def test_every_level_in_every_rule_system_always_makes_a_legal_action(
+    case: tuple[Room, SeededRoller], level: str
+) -> None:
+    room, roller = case
+    assert room.game is not None and room.game.turn_player is not None
+    pid = room.game.turn_player
+    rules = rule_system(room.settings.rules)
+    action = rules.bot_action(bot_view(room, pid), level, room.bot_memory, roller)
+    # the engine accepts it (it raises on any illegal action)
+    game.act(copy.deepcopy(room), pid, action, SeededRoller(1), 0)
+
+
+def scramble_hidden(room: Room, viewer: str, roller: SeededRoller) -> None:
+    """Change every die the viewer cannot see (other cups; a poker cup it has not looked at)."""
+    assert room.game is not None
+    if room.settings.rules == "poker":
+        x = room.game.extra
+        if x.get("st") == "respond":
+            exposed = {int(c) for c in x.get("ex", "")}
+            cup = [int(c) for c in x["cup"]]
+            x["cup"] = "".join(str(d if i in exposed else roller.die(0)) for i, d in enumerate(cup))
+        return
+    faces = [1, 2, 3, 4, 5, 6] if room.settings.rules == "classic" else [WILD, 2, 3, 4, 5, 6]
+    for p in room.players:
+        if p.id != viewer:
+            p.hand = [faces[roller.below(6)] for _ in p.hand]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=system_positions(),
+    level=st.sampled_from(SYSTEM_LEVELS),
+    seed=st.integers(0, 1000),
+)
+def test_no_level_in_any_rule_system_reads_hidden_dice(
+    case: tuple[Room, SeededRoller], level: str, seed: int
+) -> None:
+    room, _ = case
+    assert room.game is not None and room.game.turn_player is not None
+    pid = room.game.turn_player
+    rules = rule_system(room.settings.rules)
+    memory = copy.deepcopy(room.bot_memory)
+    before = rules.bot_action(bot_view(room, pid), level, copy.deepcopy(memory), SeededRoller(seed))
+    scramble_hidden(room, pid, SeededRoller(seed + 1))
+    after = rules.bot_action(bot_view(room, pid), level, copy.deepcopy(memory), SeededRoller(seed))
+    assert after == before
+
+
+def test_the_strong_poker_bot_believes_a_claimant_less_once_their_claims_proved_false() -> None:
+    from chalicelib.engine import bots_poker
+    from chalicelib.engine.poker import ACE, bid_of
+
+    def challenged(claim: list[int], cup: str, rerolled: int) -> Reveal:
+        return Reveal(
+            round=1,
+            bid=bid_of("p2", tuple(claim)),
+            challenger_id="p1",
+            count=0,
+            loser_id="p2",
+            winner_id="p1",
+            penalty="life",
+            eliminated=[],
+            rows=[],
+            extra={
+                "cup": list(cup),
+                "exposed": [],
+                "rerolls": [{"player_id": "p2", "count": rerolled}],
+            },
+        )
+
+    memory: dict[str, Any] = {}
+    rnd, kept = 0.1, 0.6
+    before = bots_poker.fitted(memory, "p2", rnd, kept)
+    # two claims of three aces with two dice rerolled, both false (no ace in the cup)
+    for _ in range(2):
+        bots_poker.observe(memory, challenged([ACE, ACE, ACE, 5, 4], "9TJQ9", 2))
+    after = bots_poker.fitted(memory, "p2", rnd, kept)
+    assert after < before - 0.1
+    assert memory["pk"]["p1"][5] == 2  # p1 called twice

@@ -6,6 +6,12 @@ import { authCard } from './auth.js';
 import { botMark, isWildStars, settingsForm, settingsSummary } from './settings.js';
 
 let botLevel = 'strong';
+const BOT_LEVELS = [
+  ['strong', 'Strong bot', 'Strong: plays the odds, reads how each player bids and calls, and bluffs now and then.'],
+  ['medium', 'Medium bot', 'Medium: plays sound odds from what it sees and takes bids at face value; it never bluffs by choice.'],
+  ['easy', 'Easy bot', 'Easy: plays rough odds from its own dice, with habits that are easy to exploit.'],
+];
+const botLevelHint = (value) => (BOT_LEVELS.find(([v]) => v === value) || BOT_LEVELS[0])[2];
 
 function roomPath(room, suffix = '') {
   return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
@@ -65,8 +71,9 @@ function playersCard(room) {
   const myPlayer = players.find((p) => p.id === me.player_id);
   const actions = [];
   if (me.is_host) {
-    const level = h('select', { testid: 'bot-level', 'aria-label': 'Bot level', value: botLevel, onchange: (e) => { botLevel = e.target.value; } },
-      h('option', { value: 'strong' }, 'Strong bot'), h('option', { value: 'easy' }, 'Easy bot'));
+    const levelHint = h('p', { class: 'muted small', testid: 'bot-level-hint' }, botLevelHint(botLevel));
+    const level = h('select', { testid: 'bot-level', 'aria-label': 'Bot level', value: botLevel, onchange: (e) => { botLevel = e.target.value; levelHint.textContent = botLevelHint(botLevel); } },
+      ...BOT_LEVELS.map(([value, label]) => h('option', { value }, label)));
     const botCount = players.filter((p) => p.kind === 'bot').length;
     const add = h('button', {
       class: 'btn btn-secondary', testid: 'add-bot', disabled: botCount >= 9,
@@ -79,6 +86,7 @@ function playersCard(room) {
       onclick: (event) => roomCall('POST', roomPath(room, '/start'), undefined, event.currentTarget),
     }, 'Start Game');
     actions.push(h('div', { class: 'host-actions', testid: 'host-actions' }, level, add, start));
+    actions.push(levelHint);
     if (blocker) actions.push(h('p', { class: 'muted small' }, blocker));
   }
   if (myPlayer) {
