@@ -284,6 +284,37 @@ def room_get(call: Call, room_id: str) -> Any:
 
 
 @api(
+    "GET",
+    "/rooms/{room_id}/history",
+    summary="Hand history",
+    auth="optional",
+    answer=s.HandHistory,
+)
+def room_history(call: Call, room_id: str) -> Any:
+    """Every round of a finished game (format ``liars-lies/hand-history`` v1); during play only
+    the latest reveal."""
+    return _service().history(room_id)
+
+
+@api(
+    "GET",
+    "/leaderboard",
+    summary="Leaderboard",
+    answer=s.LeaderboardAnswer,
+    query=("limit",),
+)
+def leaderboard(call: Call) -> Any:
+    """The top registered players by rating (at least five rated games)."""
+    return _service().leaderboard(call.query.get("limit"))
+
+
+@api("GET", "/users/{username}", summary="Player profile", answer=s.ProfileAnswer)
+def user_profile(call: Call, username: str) -> Any:
+    """A registered player's rating, games, wins, best finish and latest rating changes."""
+    return _service().profile(username)
+
+
+@api(
     "PATCH",
     "/rooms/{room_id}/settings",
     summary="Edit settings",

@@ -157,12 +157,61 @@ class TooManyRatingChanges(StoreError):
 
 
 @dataclass(frozen=True)
+class RatedOutcome:
+    """One user's result in a finished rated game, kept on their profile.
+
+    ``rank`` counts towards the user's finishes; ``row`` (JSON: room id, finish time, rank,
+    ratings) is listed on their profile; ``listed`` puts them on the leaderboard from now on
+    (registered and at least five rated games with this one).
+    """
+
+    rank: int
+    finished_at_ms: int
+    row: JsonDict
+    listed: bool = False
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A user's rating, rated games and whether they are a guest (for rating a game)."""
+
+    rating: float
+    games: int
+    guest: bool
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """A user's rating, rated games and finishes (rank → how often)."""
+
+    rating: float
+    games: int
+    finishes: dict[int, int]
+
+
+@dataclass(frozen=True)
 class RatingsWrite:
-    """A finished rated game's rating deltas and record, written with the room that ends it."""
+    """A finished rated game's rating deltas and record, written with the room that ends it.
+
+    ``outcomes`` (user id → RatedOutcome) are applied with the deltas, in the same write.
+    """
 
     game_key: str
     changes: dict[str, float]
     record: JsonDict
+    outcomes: dict[str, RatedOutcome] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RoundsWrite:
+    """Records of rounds a room write completes, written with it, once per round number.
+
+    Each record is a JSON object with an int ``round``; they are kept in their own items in the
+    room's partition (never in the room item), expiring at ``expires_at_s`` (epoch s) if given.
+    """
+
+    records: list[JsonDict]
+    expires_at_s: int | None = None
 
 
 @dataclass(frozen=True)
@@ -203,13 +252,20 @@ class RoomStore(Protocol):
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
-        record, once per ``game_key``: if that record exists, only the room is written. Raises
-        VersionConflict (nothing written), UnknownUser or TooManyRatingChanges.
+        record, once per ``game_key``: if that record exists, only the room is written. With
+        ``rounds``, the same atomic write stores each round record whose round number has no
+        record yet (a replayed record changes nothing). Raises VersionConflict (nothing
+        written), UnknownUser or TooManyRatingChanges.
         """
+        ...
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order (empty when none)."""
         ...
 
     def recreate_room(
@@ -289,6 +345,25 @@ class UserStore(Protocol):
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
         """The record stored by ``apply_ratings`` for this game, or None."""
+        ...
+
+    def get_standings(self, user_ids: list[str]) -> dict[str, Standing]:
+        """Rating (1500 default), rated games and guest flag of each existing user given."""
+        ...
+
+    def get_player_stats(self, user_id: str) -> PlayerStats:
+        """A user's rating, rated games and finishes (zeros for a user never rated)."""
+        ...
+
+    def list_rated_games(self, user_id: str, limit: int) -> list[JsonDict]:
+        """The ``row`` of the user's latest rated games, newest first."""
+        ...
+
+    def leaderboard(self, limit: int) -> list[JsonDict]:
+        """Listed users by rating, highest first: ``{"user_id", "name", "rating", "games"}``.
+
+        Served from an index (no scan): only users a RatedOutcome listed are in it.
+        """
         ...
 
     def add_invitation(

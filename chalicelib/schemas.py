@@ -584,6 +584,101 @@ class RoomView(Answer):
     )
 
 
+class HistoryPlayer(Answer):
+    """A seat of the recorded game."""
+
+    id: str
+    name: str
+    kind: Literal["human", "bot"]
+    user_id: str | None
+    seat: int
+    level: str | None = None
+    rank: int | None = Field(description="Final rank; null until the game has finished.")
+
+
+class RoundRecord(Answer):
+    """One completed round, written once when the round ended."""
+
+    round: int
+    at: str = Field(description="When the round was decided (ISO 8601 UTC).")
+    dice_counts: dict[str, int] = Field(
+        description="Dice (Poker: lives) of each seat, by player id, when the round began."
+    )
+    bids: list[BidOut] = Field(
+        description="Every bid of the round (Poker: every claim) in the order it was made."
+    )
+    reveal: RevealOut = Field(
+        description="The reveal exactly as the players saw it: hands, the call, the count, "
+        "the outcome, the penalty and the rule system's extras."
+    )
+
+
+class HandHistory(Answer):
+    """A game's hand history: ``format`` ``liars-lies/hand-history``, ``version`` 1.
+
+    ``rounds`` lists every completed round in order once the game has finished
+    (``complete``); during play it is empty and only ``last_reveal`` (public to everyone
+    already) is given. Readers should refuse a ``version`` they do not know; fields may be
+    added within a version.
+    """
+
+    format: Literal["liars-lies/hand-history"]
+    version: Literal[1]
+    room_id: str
+    status: Literal["waiting", "playing", "finished", "closed"]
+    complete: bool
+    rules: Literal["classic", "wild-stars", "poker"]
+    settings: PublicSettings
+    rated: bool
+    players: list[HistoryPlayer]
+    finished_at: str | None
+    rounds: list[RoundRecord]
+    last_reveal: RevealOut | None
+    results: ResultsOut | None
+
+
+class LeaderboardRow(Answer):
+    """A listed player."""
+
+    rank: int = Field(description="1 for the highest rating.")
+    name: str
+    rating: float
+    games: int = Field(description="Rated games played.")
+
+
+class LeaderboardAnswer(Answer):
+    """The top registered players by rating with at least ``min_games`` rated games."""
+
+    min_games: int
+    players: list[LeaderboardRow]
+
+
+class ProfileGame(Answer):
+    """One of the player's own rated games (newest first)."""
+
+    room_id: str
+    finished_at: str | None
+    rules: str
+    players: int = Field(description="Seats in the game, bots included.")
+    rank: int
+    rating_before: float
+    delta: float
+    rating_after: float
+
+
+class ProfileAnswer(Answer):
+    """A registered player's public profile."""
+
+    username: str
+    name: str
+    rating: float
+    rated_games: int
+    wins: int
+    best_finish: int | None = Field(description="The best rank reached; null before any game.")
+    listed: bool = Field(description="On the leaderboard (at least five rated games).")
+    recent: list[ProfileGame] = Field(description="The latest rated games, newest first.")
+
+
 class ChatUser(Answer):
     """Who wrote a message."""
 

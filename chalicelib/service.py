@@ -29,6 +29,7 @@ from chalicelib import auth, observability
 from chalicelib import text as text_rules
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
+from chalicelib.engine import records as round_records
 from chalicelib.engine import room as lobby
 from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError, NotAPlayer
@@ -39,8 +40,10 @@ from chalicelib.ports import (
     Clock,
     NewRoom,
     Notifier,
+    RatedOutcome,
     RatingsWrite,
     RoomLimitReached,
+    RoundsWrite,
     Store,
     Timers,
     TooManyRatingChanges,
@@ -61,6 +64,13 @@ SERVER_RETRIES = 8
 """Server-driven writes (tick, viewing, preferences) retry this often on a version conflict."""
 CLOSED_ROOM_TTL_SECONDS = 30 * 24 * 3600
 """Finished and closed rooms are kept 30 days (results, recreate pointer), then expire."""
+ROUND_RECORD_TTL_SECONDS = CLOSED_ROOM_TTL_SECONDS + 7 * 24 * 3600
+"""Round records outlive their room's 30 days by a week, counted from when they are written."""
+LEADERBOARD_MIN_GAMES = 5
+"""Registered players appear on the leaderboard from their fifth rated game on."""
+LEADERBOARD_DEFAULT = 20
+LEADERBOARD_MAX = 100
+PROFILE_RECENT_GAMES = 10
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
 
 
@@ -359,6 +369,47 @@ class Service:
                 continue
         return {"preferences": {"continue_mode": mode}}
 
+    def leaderboard(self, limit: str | None) -> JsonDict:
+        """The top registered players by rating with at least five rated games."""
+        n = LEADERBOARD_DEFAULT
+        if limit is not None:
+            if not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit) <= LEADERBOARD_MAX:
+                raise ApiError(
+                    400,
+                    "invalid_input",
+                    f"limit must be a whole number from 1 to {LEADERBOARD_MAX}",
+                    field="limit",
+                )
+            n = int(limit)
+        rows = [r for r in self.store.leaderboard(n) if r["games"] >= LEADERBOARD_MIN_GAMES]
+        return {
+            "min_games": LEADERBOARD_MIN_GAMES,
+            "players": [
+                {"rank": i, "name": r["name"], "rating": r["rating"], "games": r["games"]}
+                for i, r in enumerate(rows, start=1)
+            ],
+        }
+
+    def profile(self, username: str) -> JsonDict:
+        """A registered player's public profile: rating, games, wins, best finish, recent games.
+
+        Only the player's own rated games are listed; guests have no profile.
+        """
+        user = self.store.get_user_by_username(username)
+        if user is None or user.guest or user.username is None:
+            raise not_found("no registered user has that username", "unknown_user")
+        stats = self.store.get_player_stats(user.id)
+        return {
+            "username": user.username,
+            "name": user.name,
+            "rating": stats.rating,
+            "rated_games": stats.games,
+            "wins": stats.finishes.get(1, 0),
+            "best_finish": min(stats.finishes) if stats.finishes else None,
+            "listed": stats.games >= LEADERBOARD_MIN_GAMES,
+            "recent": self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES),
+        }
+
     def ticket(self, caller: Caller) -> JsonDict:
         """A single-use WebSocket ticket."""
         t = auth.new_ticket(self.now())
@@ -373,16 +424,42 @@ class Service:
             raise not_found("no such room", "unknown_room")
         return Room.from_dict(stored.state), stored.version
 
-    def _finish_ratings(self, room: Room) -> dict[str, float] | None:
-        """For a game that just finished rated: fill results; return the deltas to apply."""
+    def _finish_ratings(
+        self, room: Room
+    ) -> tuple[dict[str, float], dict[str, RatedOutcome]] | None:
+        """For a game that just finished rated: fill results; return the deltas to apply and
+        each player's outcome for their profile and the leaderboard."""
         if room.status != Status.FINISHED or not room.rated or room.results is None:
             return None
         if "elo" in room.results:
             return None
         uids = [p.user_id for p in room.players if not p.is_bot and p.user_id]
-        changes = elo.final_changes(room, self.store.get_ratings(uids))
+        standings = self.store.get_standings(uids)
+        changes = elo.final_changes(room, {u: st.rating for u, st in standings.items()})
         elo.apply_to_results(room, changes)
-        return {uid: c["delta"] for uid, c in changes.items()}
+        finished_at = room.game.finished_at if room.game and room.game.finished_at else self.now()
+        outcomes: dict[str, RatedOutcome] = {}
+        # A rated game for profiles and the leaderboard needs two rated humans: one human
+        # against bots (or against players who walked out without a move) rates nothing.
+        for p in room.players if len(changes) >= 2 else []:
+            standing = standings.get(p.user_id or "")
+            change = changes.get(p.user_id or "")
+            if standing is None or change is None or p.rank is None:
+                continue
+            row = {
+                "room_id": room.id,
+                "finished_at": iso(finished_at),
+                "rules": room.settings.rules,
+                "players": len(room.players),
+                "rank": p.rank,
+                "rating_before": change["before"],
+                "delta": change["delta"],
+                "rating_after": change["after"],
+            }
+            # On the leaderboard: registered players from their fifth rated game on.
+            listed = not standing.guest and standing.games + 1 >= LEADERBOARD_MIN_GAMES
+            outcomes[p.user_id or ""] = RatedOutcome(p.rank, finished_at, row, listed)
+        return {uid: c["delta"] for uid, c in changes.items()}, outcomes
 
     def _save(
         self,
@@ -396,19 +473,28 @@ class Service:
 
         ``invited``: the room's invitations as read; when the room leaves waiting they go.
         """
-        deltas = self._finish_ratings(room)
+        finished = self._finish_ratings(room)
         expires = None
         if room.status in (Status.FINISHED, Status.CLOSED):
             expires = self.now() // 1000 + CLOSED_ROOM_TTL_SECONDS
         ratings = None
-        if deltas is not None:
+        if finished is not None:
+            deltas, outcomes = finished
             record = {
                 "room_id": room.id,
                 "results": room.results,
                 "finished_at": room.game.finished_at if room.game else None,
             }
-            ratings = RatingsWrite(room.id, deltas, record)
-        new_version = self._write(room, version, expires, ratings)
+            ratings = RatingsWrite(room.id, deltas, record, outcomes)
+        rounds = None
+        if room.completed:
+            # The rounds this change completed are recorded in the same atomic write.
+            rounds = RoundsWrite(
+                [round_records.round_record(room, done) for done in room.completed],
+                self.now() // 1000 + ROUND_RECORD_TTL_SECONDS,
+            )
+        new_version = self._write(room, version, expires, ratings, rounds)
+        room.completed.clear()
         if before in (Status.WAITING, Status.PLAYING) and room.status in (
             Status.FINISHED,
             Status.CLOSED,
@@ -423,9 +509,15 @@ class Service:
         return new_version
 
     def _write(
-        self, room: Room, version: int, expires: int | None, ratings: RatingsWrite | None
+        self,
+        room: Room,
+        version: int,
+        expires: int | None,
+        ratings: RatingsWrite | None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
-        """The conditional room write, carrying the ratings of a game it finishes."""
+        """The conditional room write, carrying the ratings of a game it finishes and the
+        records of the rounds it completes."""
         try:
             return self.store.save_room(
                 room.id,
@@ -434,12 +526,13 @@ class Service:
                 version,
                 expires_at_s=expires,
                 ratings=ratings,
+                rounds=rounds,
             )
         except (UnknownUser, TooManyRatingChanges):
             # Ratings that cannot be applied must not stop the game from finishing.
             log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
         return self.store.save_room(
-            room.id, room.to_dict(), summary(room), version, expires_at_s=expires
+            room.id, room.to_dict(), summary(room), version, expires_at_s=expires, rounds=rounds
         )
 
     @staticmethod
@@ -855,6 +948,18 @@ class Service:
         )
         _after_commit(self.deps, new, 1, [])
         return self._view(new, 1, user.id)
+
+    def history(self, room_id: str) -> JsonDict:
+        """The hand history (``engine.records.history``): every round once the game is over.
+
+        A pure read (the room, then its records): it never writes, so a fault is a 503 that
+        changed nothing. Deadlines are applied by the room view, ticks and the timer. During
+        play the document holds only what every viewer already sees (the latest reveal).
+        """
+        room, _ = self._load(room_id)
+        finished = room.status in (Status.FINISHED, Status.CLOSED) and room.results is not None
+        records = self.store.list_rounds(room_id) if finished else []
+        return round_records.history(room, records, room_view(room)["results"])
 
     def elo_preview(self, caller: Caller, room_id: str, order: list[str]) -> JsonDict:
         """The rating changes a complete finishing order would produce (participants only)."""

@@ -8,6 +8,7 @@ lobby list.
 | item              | pk                   | sk              | main attributes                     |
 |-------------------|----------------------|-----------------|-------------------------------------|
 | room              | ROOM#<room_id>       | ROOM            | state or state_z, version, summary  |
+| round record(s)   | ROOM#<room_id>       | ROUND#<first 5d>| first, last, records or records_z   |
 | subscription      | ROOM#<room_id>       | SUB#<conn_id>   | user_id, expires_at                 |
 | chat message      | ROOM#<room_id>       | CHAT#<msg_id>   | user_id, name, text, at             |
 | user              | USER#<user_id>       | PROFILE         | name, guest, username, password_hash, continue_mode, rating, expires_at (guests) |
@@ -15,6 +16,7 @@ lobby list.
 | invitation        | USER#<user_id>       | INVITE#<room_id>| host_name, at, expires_at           |
 | username          | USERNAME#<lowercase> | USERNAME        | user_id                             |
 | rated game        | GAME#<game_key>      | GAME            | changes, record                     |
+| user's rated game | USER#<user_id>       | RATED#<at>#<key>| row                                 |
 | rate-limit window | RATE#<key>           | W#<window no.>  | n, expires_at                       |
 | connection        | CONN#<conn_id>       | CONN            | user_id, connected_at, rooms, expires_at |
 | ticket            | TICKET#<sha256>      | TICKET          | user_id, expires_ms, expires_at     |
@@ -47,9 +49,13 @@ from chalicelib.ports import (
     Connection,
     JsonDict,
     NewRoom,
+    PlayerStats,
+    RatedOutcome,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
+    RoundsWrite,
+    Standing,
     StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
@@ -64,6 +70,9 @@ COMPRESS_ABOVE = 256
 DEFAULT_RATING = 1500
 INVITATION_TTL_SECONDS = 7 * 24 * 3600
 MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
+MAX_TRANSACTION_ITEMS = 100
+LEADERBOARD_SHARDS = 8
+"""The leaderboard index (``gsi2``) is spread over this many partitions (``LB#0`` … ``LB#7``)."""
 TRANSACTION_ATTEMPTS = 3  # a transaction cancelled by a concurrent write is tried again
 
 log = logging.getLogger(__name__)
@@ -128,6 +137,20 @@ def encode_state(state: JsonDict) -> tuple[str, dict[str, Any]]:
     return "state", {"S": text}
 
 
+def _encode_json(name: str, data: Any) -> tuple[str, dict[str, Any]]:
+    """``name`` with compact JSON, or ``name_z`` with zlib JSON once over ``COMPRESS_ABOVE``."""
+    raw = _compact(data).encode()
+    if len(raw) > COMPRESS_ABOVE:
+        return f"{name}_z", {"B": zlib.compress(raw, 6)}
+    return name, {"S": raw.decode()}
+
+
+def _decode_json(name: str, item: Item) -> Any:
+    if f"{name}_z" in item:
+        return json.loads(zlib.decompress(item[f"{name}_z"]["B"]).decode())
+    return json.loads(item[name]["S"])
+
+
 def decode_state(item: Item) -> JsonDict:
     """The engine state held by a stored room item."""
     if "state_z" in item:
@@ -161,6 +184,12 @@ def ticket_key(ticket: str) -> str:
 def lobby_sort_key(created_at_ms: int, room_id: str) -> str:
     """GSI sort key: creation time (zero-padded ms), then room id."""
     return f"{created_at_ms:015d}#{room_id}"
+
+
+def leaderboard_shard(user_id: str) -> str:
+    """The leaderboard index partition of a user: a stable hash of the id over the shards."""
+    digest = hashlib.sha256(user_id.encode()).digest()
+    return f"LB#{int.from_bytes(digest[:4], 'big') % LEADERBOARD_SHARDS}"
 
 
 def count_requests(store: DynamoStore) -> Counter[str]:
@@ -205,8 +234,11 @@ class DynamoStore:
                 TableName=self.table_name,
                 BillingMode="PAY_PER_REQUEST",
                 AttributeDefinitions=[
-                    {"AttributeName": name, "AttributeType": "S"}
-                    for name in ("pk", "sk", "gsi1pk", "gsi1sk")
+                    *(
+                        {"AttributeName": name, "AttributeType": "S"}
+                        for name in ("pk", "sk", "gsi1pk", "gsi1sk", "lbpk")
+                    ),
+                    {"AttributeName": "rating", "AttributeType": "N"},
                 ],
                 KeySchema=[
                     {"AttributeName": "pk", "KeyType": "HASH"},
@@ -223,7 +255,19 @@ class DynamoStore:
                             "ProjectionType": "INCLUDE",
                             "NonKeyAttributes": ["room_id", "summary"],
                         },
-                    }
+                    },
+                    {
+                        # The leaderboard: sparse (only listed users have lbpk), sharded.
+                        "IndexName": "gsi2",
+                        "KeySchema": [
+                            {"AttributeName": "lbpk", "KeyType": "HASH"},
+                            {"AttributeName": "rating", "KeyType": "RANGE"},
+                        ],
+                        "Projection": {
+                            "ProjectionType": "INCLUDE",
+                            "NonKeyAttributes": ["user_id", "name", "games"],
+                        },
+                    },
                 ],
             )
         except Exception as err:
@@ -331,15 +375,18 @@ class DynamoStore:
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem).
 
         With ``ratings``: one TransactWriteItems holding the room update, the game record and
-        each rating update, so a finished rated game never exists without its ratings.
+        each rating update, so a finished rated game never exists without its ratings. With
+        ``rounds``: the round records join that one transaction, put only where absent, so a
+        completed round never exists without its record and a lost race records nothing.
         """
         update = self._room_update(room_id, state, summary, expected_version, expires_at_s)
-        if ratings is not None:
-            return self._save_room_rated(room_id, expected_version, update, ratings)
+        if ratings is not None or (rounds is not None and rounds.records):
+            return self._save_room_together(room_id, expected_version, update, ratings, rounds)
         return self._update_room(room_id, expected_version, update)
 
     def _update_room(self, room_id: str, expected_version: int, update: dict[str, Any]) -> int:
@@ -386,34 +433,66 @@ class DynamoStore:
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
 
-    def _save_room_rated(
-        self, room_id: str, expected_version: int, update: dict[str, Any], ratings: RatingsWrite
+    def _save_room_together(
+        self,
+        room_id: str,
+        expected_version: int,
+        update: dict[str, Any],
+        ratings: RatingsWrite | None,
+        rounds: RoundsWrite | None,
     ) -> int:
-        # The room is item 0 and the game record item 1 (the reasons below rely on it).
-        if len(ratings.changes) > MAX_RATING_CHANGES - 1:
+        """One TransactWriteItems: the room (item 0), the ratings, then the round records."""
+        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
-        items = [
-            {"Update": update},
-            *self._rating_items(ratings.game_key, ratings.changes, ratings.record),
-        ]
-        try:
-            self._transact(items)
-            return expected_version + 1
-        except Exception as err:
-            reasons = _cancellation_codes(err)
-            if reasons and reasons[0] == "ConditionalCheckFailed":
-                raise VersionConflict(
-                    room_id, expected_version, self._current_room(room_id, err)
-                ) from None
-            if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
-                # Applied before (a retried write): the ratings must not move twice.
-                log.warning(
-                    "ratings of game %s already applied; saving room only", ratings.game_key
-                )
+        rating_items = (
+            self._rating_items(
+                ratings.game_key,
+                ratings.changes,
+                ratings.record,
+                ratings.outcomes,
+                reserve=2 if rounds is not None and rounds.records else 1,
+            )
+            if ratings is not None
+            else []
+        )
+        round_items = (
+            self._round_items(room_id, rounds, MAX_TRANSACTION_ITEMS - 1 - len(rating_items))
+            if rounds is not None
+            else []
+        )
+        while True:
+            if not rating_items and not round_items:
                 return self._update_room(room_id, expected_version, update)
-            if "ConditionalCheckFailed" in reasons[2:]:
-                raise UnknownUser("a rated user does not exist") from None
-            raise
+            try:
+                self._transact([{"Update": update}, *rating_items, *round_items])
+                return expected_version + 1
+            except Exception as err:
+                reasons = _cancellation_codes(err)
+                if reasons and reasons[0] == "ConditionalCheckFailed":
+                    raise VersionConflict(
+                        room_id, expected_version, self._current_room(room_id, err)
+                    ) from None
+                n = len(rating_items)
+                if n and len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
+                    # Applied before (a retried write): the ratings must not move twice.
+                    assert ratings is not None
+                    log.warning(
+                        "ratings of game %s already applied; saving room only", ratings.game_key
+                    )
+                    rating_items = []
+                    continue
+                if "ConditionalCheckFailed" in reasons[2 : 1 + n]:
+                    raise UnknownUser("a rated user does not exist") from None
+                recorded = reasons[1 + n :]
+                if "ConditionalCheckFailed" in recorded:
+                    # Those rounds are recorded already: a replayed record changes nothing.
+                    round_items = [
+                        item
+                        for item, code in zip(round_items, recorded, strict=False)
+                        if code != "ConditionalCheckFailed"
+                    ]
+                    continue
+                raise
 
     def _transact(self, items: list[dict[str, Any]]) -> None:
         """One TransactWriteItems; a cancellation by a concurrent write is tried again.
@@ -462,6 +541,49 @@ class DynamoStore:
                 raise RoomLimitReached(f"user {new.owner_id} has {max_open} open rooms") from None
             raise
         return expected_version + 1
+
+    def _round_items(self, room_id: str, rounds: RoundsWrite, slots: int) -> list[dict[str, Any]]:
+        """Put-if-absent items of round records: one per round, or grouped to fit ``slots``.
+
+        A change completes one round as a rule; a table of bots alone (or a room woken after
+        a long sleep) can complete more rounds in one change than a transaction holds items,
+        and then consecutive rounds share an item, keyed by the first of them.
+        """
+        records = sorted(rounds.records, key=lambda r: int(r["round"]))
+        size = -(-len(records) // max(1, slots))
+        items: list[dict[str, Any]] = []
+        for start in range(0, len(records), size):
+            group = records[start : start + size]
+            first, last = int(group[0]["round"]), int(group[-1]["round"])
+            name, value = _encode_json("records", group)
+            item: Item = {
+                "pk": _s(f"ROOM#{room_id}"),
+                "sk": _s(f"ROUND#{first:05d}"),
+                "first": _n(first),
+                "last": _n(last),
+                name: value,
+            }
+            if rounds.expires_at_s is not None:
+                item["expires_at"] = _n(rounds.expires_at_s)
+            items.append(
+                {
+                    "Put": {
+                        "TableName": self.table_name,
+                        "Item": item,
+                        # Once per round: a replayed record must not replace the first one.
+                        "ConditionExpression": "attribute_not_exists(sk)",
+                    }
+                }
+            )
+        return items
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order (one Query, paged)."""
+        found: dict[int, JsonDict] = {}
+        for item in self._iter_query(f"ROOM#{room_id}", "ROUND#", None):
+            for record in _decode_json("records", item):
+                found.setdefault(int(record["round"]), record)
+        return [found[n] for n in sorted(found)]
 
     def _current_room(self, room_id: str, err: Exception) -> StoredRoom | None:
         """The room as it is now: from the cancelled transaction's reason, else one read."""
@@ -648,9 +770,17 @@ class DynamoStore:
         return True
 
     def _rating_items(
-        self, game_key: str, changes: dict[str, float], record: JsonDict
+        self,
+        game_key: str,
+        changes: dict[str, float],
+        record: JsonDict,
+        outcomes: dict[str, RatedOutcome] | None = None,
+        *,
+        reserve: int = 0,
     ) -> list[dict[str, Any]]:
-        """Transaction items: the game record (first, once only), then one update per user."""
+        """Transaction items: the game record (first, once only), one update per user, then
+        each user's profile row (when they fit beside ``reserve`` other items)."""
+        outcomes = outcomes or {}
         items: list[dict[str, Any]] = [
             {
                 "Put": {
@@ -667,21 +797,47 @@ class DynamoStore:
             }
         ]
         for uid, delta in changes.items():
-            items.append(
-                {
-                    "Update": {
-                        "TableName": self.table_name,
-                        "Key": {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")},
-                        "UpdateExpression": "SET rating = if_not_exists(rating, :base) + :d",
-                        # Only existing users: never create a profile out of a rating.
-                        "ConditionExpression": "attribute_exists(pk)",
-                        "ExpressionAttributeValues": {
-                            ":base": _n(DEFAULT_RATING),
-                            ":d": _n(float(delta)),
-                        },
-                    }
+            outcome = outcomes.get(uid)
+            expression = "SET rating = if_not_exists(rating, :base) + :d"
+            values: dict[str, Any] = {":base": _n(DEFAULT_RATING), ":d": _n(float(delta))}
+            names: dict[str, str] = {}
+            if outcome is not None:
+                if outcome.listed:
+                    expression += ", lbpk = :lb"
+                    values[":lb"] = _s(leaderboard_shard(uid))
+                # Counters, not read-modify-write: two games ending at once both count.
+                expression += " ADD games :one, #rk :one"
+                values[":one"] = _n(1)
+                names["#rk"] = f"rank{int(outcome.rank)}"
+            update: dict[str, Any] = {
+                "TableName": self.table_name,
+                "Key": {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")},
+                "UpdateExpression": expression,
+                # Only existing users: never create a profile out of a rating.
+                "ConditionExpression": "attribute_exists(pk)",
+                "ExpressionAttributeValues": values,
+            }
+            if names:
+                update["ExpressionAttributeNames"] = names
+            items.append({"Update": update})
+        rows = [
+            {
+                "Put": {
+                    "TableName": self.table_name,
+                    "Item": {
+                        "pk": _s(f"USER#{uid}"),
+                        "sk": _s(f"RATED#{o.finished_at_ms:015d}#{game_key}"),
+                        "row": _s(_compact(o.row)),
+                    },
                 }
-            )
+            }
+            for uid, o in outcomes.items()
+            if uid in changes
+        ]
+        if len(items) + len(rows) + reserve <= MAX_TRANSACTION_ITEMS:
+            items += rows
+        elif rows:
+            log.warning("game %s: too many players to list it on their profiles", game_key)
         return items
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
@@ -696,6 +852,91 @@ class DynamoStore:
             return None
         data: JsonDict = json.loads(item["record"]["S"])
         return data
+
+    def get_standings(self, user_ids: list[str]) -> dict[str, Standing]:
+        """Rating, rated games and guest flag of each existing user (BatchGetItem per 100)."""
+        wanted = list(dict.fromkeys(user_ids))
+        out: dict[str, Standing] = {}
+        for start in range(0, len(wanted), 100):
+            keys = [
+                {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")}
+                for uid in wanted[start : start + 100]
+            ]
+            request: dict[str, Any] = {
+                self.table_name: {
+                    "Keys": keys,
+                    "ConsistentRead": True,
+                    "ProjectionExpression": "user_id, rating, games, guest",
+                }
+            }
+            while request:
+                answer = self.client.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self.table_name, []):
+                    out[item["user_id"]["S"]] = Standing(
+                        rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
+                        games=int(item.get("games", {}).get("N", "0")),
+                        guest=bool(item.get("guest", {}).get("BOOL", False)),
+                    )
+                request = answer.get("UnprocessedKeys") or {}
+        return out
+
+    def get_player_stats(self, user_id: str) -> PlayerStats:
+        """A user's rating, rated games and finishes (one GetItem)."""
+        answer = self.client.get_item(
+            TableName=self.table_name,
+            Key={"pk": _s(f"USER#{user_id}"), "sk": _s("PROFILE")},
+            ConsistentRead=True,
+        )
+        item = answer.get("Item") or {}
+        finishes = {
+            int(name[4:]): int(value["N"])
+            for name, value in item.items()
+            if name.startswith("rank") and name[4:].isdigit() and int(value["N"]) > 0
+        }
+        return PlayerStats(
+            rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
+            games=int(item.get("games", {}).get("N", "0")),
+            finishes=finishes,
+        )
+
+    def list_rated_games(self, user_id: str, limit: int) -> list[JsonDict]:
+        """The user's latest rated games, newest first (one Query)."""
+        if limit <= 0:
+            return []
+        answer = self.client.query(
+            TableName=self.table_name,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :p)",
+            ExpressionAttributeValues={":pk": _s(f"USER#{user_id}"), ":p": _s("RATED#")},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [json.loads(it["row"]["S"]) for it in answer.get("Items", [])]
+
+    def leaderboard(self, limit: int) -> list[JsonDict]:
+        """The top ``limit`` listed users: one Query per shard of ``gsi2``, merged."""
+        if limit <= 0:
+            return []
+        found: list[JsonDict] = []
+        for shard in range(LEADERBOARD_SHARDS):
+            answer = self.client.query(
+                TableName=self.table_name,
+                IndexName="gsi2",
+                KeyConditionExpression="lbpk = :s",
+                ExpressionAttributeValues={":s": _s(f"LB#{shard}")},
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+            for it in answer.get("Items", []):
+                found.append(
+                    {
+                        "user_id": it["user_id"]["S"],
+                        "name": it["name"]["S"],
+                        "rating": float(it["rating"]["N"]),
+                        "games": int(it.get("games", {}).get("N", "0")),
+                    }
+                )
+        found.sort(key=lambda r: (-r["rating"], r["name"].lower(), r["user_id"]))
+        return found[:limit]
 
     def add_invitation(
         self, user_id: str, room_id: str, host_name: str, *, now_ms: int | None = None

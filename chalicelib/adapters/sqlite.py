@@ -25,9 +25,10 @@ The file carries a schema version (``PRAGMA user_version``); opening a file runs
 migrations it lacks, in order, each in its own transaction. A file made by a newer
 program is refused (``SchemaTooNew``) rather than misread.
 
-Tables (see docs/STORAGE.md): ``rooms``, ``open_rooms``, ``users`` (the unique
+Tables (see docs/STORAGE.md): ``rooms``, ``rounds``, ``open_rooms``, ``users`` (the unique
 ``username_key`` is the lowercased username), ``games``, ``invitations``, ``chat``,
-``rate_windows``, ``connections``, ``subscriptions``, ``tickets`` (by SHA-256).
+``rate_windows``, ``connections``, ``subscriptions``, ``tickets`` (by SHA-256),
+``rated_games`` (profile rows).
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ from chalicelib.ports import (
     Connection,
     JsonDict,
     NewRoom,
+    PlayerStats,
     RatingsWrite,
     RoomExists,
     RoomLimitReached,
+    RoundsWrite,
+    Standing,
     StoredRoom,
     TooManyRatingChanges,
     Unavailable,
@@ -171,6 +175,27 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE users ADD COLUMN expires_at INTEGER",
         "CREATE INDEX users_by_expiry ON users (expires_at) WHERE expires_at IS NOT NULL",
+    ),
+    # 4: round records, rated-game counters, profile rows and the leaderboard (issue 18).
+    (
+        """CREATE TABLE rounds (
+            room_id TEXT NOT NULL,
+            round INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            expires_at INTEGER,
+            PRIMARY KEY (room_id, round)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX rounds_by_expiry ON rounds (expires_at) WHERE expires_at IS NOT NULL",
+        "ALTER TABLE users ADD COLUMN games INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE users ADD COLUMN finishes TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE users ADD COLUMN listed INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX users_listed ON users (listed) WHERE listed = 1",
+        """CREATE TABLE rated_games (
+            user_id TEXT NOT NULL,
+            sort_key TEXT NOT NULL,
+            row TEXT NOT NULL,
+            PRIMARY KEY (user_id, sort_key)
+        ) WITHOUT ROWID""",
     ),
 ]
 
@@ -423,26 +448,48 @@ class SqliteStore:
         *,
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
+        rounds: RoundsWrite | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
-        With ``ratings``, the deltas and the game record go in the same transaction (once
-        per game key; only the room is written when the record exists).
+        With ``ratings``, the deltas, the outcomes and the game record go in the same
+        transaction (once per game key; only the room is written when the record exists).
+        With ``rounds``, each round number without a record gets its record in the same
+        transaction (put-if-absent: a replayed record changes nothing).
         """
         if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         state_text, summary_text = _compact(state), _compact(summary)
         status = str(summary.get("status", ""))
+        records = [] if rounds is None else [(int(r["round"]), _compact(r)) for r in rounds.records]
+        rounds_expire = None if rounds is None else rounds.expires_at_s
         with self._write() as db:
             self._check_version(db, room_id, expected_version)
             if ratings is not None and not self._game_exists(db, ratings.game_key):
                 self._add_ratings(db, ratings.game_key, ratings.changes, ratings.record)
+                self._add_outcomes(db, ratings)
+            for number, text in records:
+                db.execute(
+                    "INSERT OR IGNORE INTO rounds (room_id, round, record, expires_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (room_id, number, text, rounds_expire),
+                )
             db.execute(
                 "UPDATE rooms SET state = ?, version = ?, summary = ?, status = ?,"
                 " expires_at = coalesce(?, expires_at) WHERE room_id = ?",
                 (state_text, expected_version + 1, summary_text, status, expires_at_s, room_id),
             )
         return expected_version + 1
+
+    def list_rounds(self, room_id: str) -> list[JsonDict]:
+        """The room's round records in round order (empty when none)."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT record FROM rounds WHERE room_id = ?"
+                " AND (expires_at IS NULL OR expires_at > ?) ORDER BY round",
+                (room_id, self._now_s()),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     def recreate_room(
         self,
@@ -631,6 +678,84 @@ class SqliteStore:
             "INSERT INTO games (game_key, changes, record) VALUES (?, ?, ?)",
             (game_key, _compact(changes), _compact(record)),
         )
+
+    @staticmethod
+    def _add_outcomes(db: sqlite3.Connection, ratings: RatingsWrite) -> None:
+        """Count each rated user's game and finish, list them, keep their profile row."""
+        for uid, o in ratings.outcomes.items():
+            if uid not in ratings.changes:
+                continue
+            row = db.execute("SELECT finishes FROM users WHERE user_id = ?", (uid,)).fetchone()
+            if row is None:
+                raise UnknownUser("a rated user does not exist")  # rolls everything back
+            finishes: dict[str, int] = json.loads(row[0])
+            finishes[str(o.rank)] = finishes.get(str(o.rank), 0) + 1
+            db.execute(
+                "UPDATE users SET games = games + 1, finishes = ?, listed = max(listed, ?)"
+                " WHERE user_id = ?",
+                (_compact(finishes), int(o.listed), uid),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO rated_games (user_id, sort_key, row) VALUES (?, ?, ?)",
+                (uid, f"{o.finished_at_ms:015d}#{ratings.game_key}", _compact(o.row)),
+            )
+
+    def get_standings(self, user_ids: list[str]) -> dict[str, Standing]:
+        """Rating (1500 default), rated games and guest flag of each existing user given."""
+        wanted = list(dict.fromkeys(user_ids))
+        found: dict[str, Standing] = {}
+        with self._read_tx() as db:
+            for start in range(0, len(wanted), _IN_CHUNK):
+                chunk = wanted[start : start + _IN_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for uid, rating, games, guest in db.execute(
+                    f"SELECT user_id, rating, games, guest FROM users WHERE user_id IN ({marks})"
+                    f" AND {self._LIVE_USER}",
+                    [*chunk, self._now_s()],
+                ):
+                    found[uid] = Standing(_rating(rating), int(games), bool(guest))
+        return {uid: found[uid] for uid in user_ids if uid in found}
+
+    def get_player_stats(self, user_id: str) -> PlayerStats:
+        """A user's rating, rated games and finishes (zeros for a user never rated)."""
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT rating, games, finishes FROM users WHERE user_id = ? AND {self._LIVE_USER}",
+                (user_id, self._now_s()),
+            ).fetchone()
+        if row is None:
+            return PlayerStats(float(DEFAULT_RATING), 0, {})
+        finishes = {int(rank): int(n) for rank, n in json.loads(row[2]).items()}
+        return PlayerStats(_rating(row[0]), int(row[1]), finishes)
+
+    def list_rated_games(self, user_id: str, limit: int) -> list[JsonDict]:
+        """The ``row`` of the user's latest rated games, newest first."""
+        if limit <= 0:
+            return []
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT row FROM rated_games WHERE user_id = ? ORDER BY sort_key DESC LIMIT ?",
+                (user_id, limit),
+            ).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def leaderboard(self, limit: int) -> list[JsonDict]:
+        """Listed users by rating, highest first: ``{"user_id", "name", "rating", "games"}``.
+
+        Read through the partial index of listed users (never the whole table).
+        """
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT user_id, name, rating, games FROM users INDEXED BY users_listed"
+                f" WHERE listed = 1 AND {self._LIVE_USER}",
+                (self._now_s(),),
+            ).fetchall()
+        found: list[JsonDict] = [
+            {"user_id": uid, "name": name, "rating": _rating(rating), "games": int(games)}
+            for uid, name, rating, games in rows
+        ]
+        found.sort(key=lambda r: (-r["rating"], r["name"].lower(), r["user_id"]))
+        return found[: max(0, limit)]
 
     def get_game_record(self, game_key: str) -> JsonDict | None:
         """The record stored by ``apply_ratings`` for this game, or None."""
@@ -841,6 +966,7 @@ class SqliteStore:
             for table in (
                 "users",
                 "rooms",
+                "rounds",
                 "invitations",
                 "rate_windows",
                 "subscriptions",
@@ -850,6 +976,8 @@ class SqliteStore:
                 deleted += db.execute(
                     f"DELETE FROM {table} WHERE expires_at <= ?", (now_s,)
                 ).rowcount
+            # Profile rows go with their (expired guest) user.
+            db.execute("DELETE FROM rated_games WHERE user_id NOT IN (SELECT user_id FROM users)")
         return deleted
 
 
@@ -865,6 +993,10 @@ def _faults_unavailable() -> Iterator[None]:
         raise Unavailable(
             f"SQLite: {err}", reason="timeout" if busy else "failed", retry_after=1
         ) from err
+
+
+def _rating(stored: str | None) -> float:
+    return float(DEFAULT_RATING if stored is None else Decimal(stored))
 
 
 def _user(row: tuple[Any, ...]) -> UserRecord:

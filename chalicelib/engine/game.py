@@ -30,7 +30,17 @@ from .errors import (
     StaleTurn,
     WrongPhase,
 )
-from .model import BOT_THINK_MS, FINAL_REVEAL_MS, Game, Phase, Player, Reveal, Room, Status
+from .model import (
+    BOT_THINK_MS,
+    FINAL_REVEAL_MS,
+    CompletedRound,
+    Game,
+    Phase,
+    Player,
+    Reveal,
+    Room,
+    Status,
+)
 from .rules import rule_system
 
 Event = dict[str, Any]
@@ -283,6 +293,8 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
             reveal.eliminated.append(p.id)
     for p in room.players:
         p.hand = []
+    counts = list(game.dice_progress[-1]) if game.dice_progress else []
+    room.completed.append(CompletedRound(reveal, list(game.round_bids), counts))
     game.last_reveal = reveal
     game.current_bid = None
     game.round_bids = []

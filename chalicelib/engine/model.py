@@ -321,6 +321,19 @@ class Reveal:
         )
 
 
+@dataclass(slots=True)
+class CompletedRound:
+    """A round completed by the transition in progress: its reveal, bids in order, start counts.
+
+    Kept on the room only while the transition's change is being saved (never stored in the
+    room item): the service writes one round record from each (``engine.records``).
+    """
+
+    reveal: Reveal
+    bids: list[Bid]
+    counts: list[int]
+
+
 # -- the game in play -------------------------------------------------------------------------
 
 
@@ -423,6 +436,8 @@ class Room:
     """The first room of a chain of recreations (None: this room is the first)."""
     bot_memory: dict[str, Any] = field(default_factory=dict)
     """What bots learned from completed, public reveals (opponent tendencies)."""
+    completed: list[CompletedRound] = field(default_factory=list, compare=False, repr=False)
+    """Rounds completed since this object was loaded (transient: not in ``to_dict``)."""
 
     def player(self, player_id: str) -> Player | None:
         """The seat with this player id."""

@@ -13,7 +13,7 @@ import pytest
 from chalicelib.adapters import sqlite as sqlite_adapter
 from chalicelib.adapters.fakes import FakeClock
 from chalicelib.adapters.sqlite import SchemaTooNew, SqliteStore, migrate
-from chalicelib.ports import Unavailable, UsernameTaken, VersionConflict
+from chalicelib.ports import RoundsWrite, Unavailable, UsernameTaken, VersionConflict
 
 SUMMARY = {"status": "waiting", "host_name": "Alice", "created_at": 1_000}
 NOW = 1_700_000_000_000
@@ -236,3 +236,27 @@ def test_a_file_from_a_newer_program_is_refused_untouched(db_path: Path) -> None
 
     tables = {r[0] for r in sqlite3.connect(db_path).execute("SELECT name FROM sqlite_master")}
     assert tables == {"future"}
+
+
+def test_a_schema_3_file_gains_round_records_and_profiles_keeping_its_users(
+    db_path: Path,
+) -> None:
+    # Step 4 (issue 18) runs on a file as issue 14 left it: its users stay, unrated so far.
+    db_path.parent.mkdir(parents=True)
+    old = sqlite_adapter.connect(str(db_path))
+    assert migrate(old, target=3) == 3
+    old.execute(
+        "INSERT INTO users (user_id, name, guest, username, username_key, password_hash,"
+        " rating, created_at) VALUES ('u1', 'Alice', 0, 'Alice', 'alice', 'h', '1520.5', 7)"
+    )
+    old.close()
+
+    store = SqliteStore(db_path)
+
+    assert store.schema_version == sqlite_adapter.SCHEMA_VERSION >= 4
+    stats = store.get_player_stats("u1")
+    assert (stats.rating, stats.games, stats.finishes) == (1520.5, 0, {})
+    assert store.leaderboard(10) == [] and store.list_rated_games("u1", 5) == []
+    store.create_room("r1", {"n": 0}, SUMMARY)
+    store.save_room("r1", {"n": 1}, SUMMARY, 1, rounds=RoundsWrite([{"round": 1, "bids": []}]))
+    assert store.list_rounds("r1") == [{"round": 1, "bids": []}]

@@ -105,6 +105,9 @@ def _matrix(wd: dict[str, Any]) -> list[tuple[str, str, str, Any, set[str]]]:
         ("GET", "/rooms", "/rooms", None, ANYONE),
         ("POST", "/rooms", "/rooms", {}, SIGNED_IN),
         ("GET", "/rooms/{room_id}", f"/rooms/{w}", None, ANYONE),
+        ("GET", "/rooms/{room_id}/history", f"/rooms/{f}/history", None, ANYONE),
+        ("GET", "/leaderboard", "/leaderboard", None, ANYONE),
+        ("GET", "/users/{username}", "/users/mhost", None, ANYONE),
         (
             "PATCH",
             "/rooms/{room_id}/settings",

@@ -136,6 +136,13 @@ def _elo(env: FaultEnv, u: Users) -> Req:
     return Req("POST", f"/rooms/{rid}/elo-preview", {"order": order}, u.host[0], 200)
 
 
+def _history(env: FaultEnv, u: Users) -> Req:
+    rid, _ = _started(env, u)
+    env.clock.advance(10 * 60_000)  # every turn times out: rounds are completed and recorded
+    env.ok("POST", f"/rooms/{rid}/tick", None, None)
+    return Req("GET", f"/rooms/{rid}/history", None, None, 200)
+
+
 def _preferences(env: FaultEnv, u: Users) -> Req:
     _joined(env, u)
     mode = "manual" if next(_fresh) % 2 else "auto"
@@ -200,6 +207,9 @@ SCENARIOS: dict[tuple[str, str], Prepare] = {
         "POST", f"/rooms/{_room(e, u)}/chat", {"text": "hello"}, u.host[0], 201
     ),
     ("POST", "/rooms/{room_id}/elo-preview"): _elo,
+    ("GET", "/rooms/{room_id}/history"): _history,
+    ("GET", "/leaderboard"): lambda e, u: Req("GET", "/leaderboard", None, None, 200),
+    ("GET", "/users/{username}"): lambda e, u: Req("GET", "/users/host", None, None, 200),
 }
 
 

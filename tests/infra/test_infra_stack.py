@@ -165,15 +165,20 @@ def test_table_has_string_keys_ttl_pitr_and_gsi1(dev: Template) -> None:
         {"AttributeName": "sk", "KeyType": "RANGE"},
     ]
     types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
-    assert types == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S"}
+    assert types == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "lbpk": "S", "rating": "N"}
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    (gsi,) = props["GlobalSecondaryIndexes"]
+    gsi, board = props["GlobalSecondaryIndexes"]
     assert gsi["IndexName"] == "gsi1"
     assert gsi["KeySchema"] == [
         {"AttributeName": "gsi1pk", "KeyType": "HASH"},
         {"AttributeName": "gsi1sk", "KeyType": "RANGE"},
+    ]
+    assert board["IndexName"] == "gsi2"  # the leaderboard (issue 18)
+    assert board["KeySchema"] == [
+        {"AttributeName": "lbpk", "KeyType": "HASH"},
+        {"AttributeName": "rating", "KeyType": "RANGE"},
     ]
 
 

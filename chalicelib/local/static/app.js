@@ -9,6 +9,7 @@ import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
 import { addChatMessage, loadChat } from './chat.js';
 import { errorMessage } from './messages.js';
 import { initial } from './text.js';
+import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -137,7 +138,12 @@ function leaveRoom() {
 // ---- routing ----------------------------------------------------------------------
 
 function parseRoute() {
-  const path = location.hash.replace(/^#/, '') || '/';
+  const path = (location.hash.replace(/^#/, '') || '/').split('?')[0];
+  const replay = path.match(/^\/rooms\/([^/?#]+)\/replay$/);
+  if (replay) return { name: 'replay', roomId: decodeURIComponent(replay[1]) };
+  if (path === '/leaderboard') return { name: 'leaderboard' };
+  const user = path.match(/^\/users\/([^/?#]+)$/);
+  if (user) return { name: 'profile', username: decodeURIComponent(user[1]) };
   const match = path.match(/^\/rooms\/([^/?#]+)/);
   if (match) return { name: 'room', roomId: decodeURIComponent(match[1]) };
   return { name: 'lobby' };
@@ -145,7 +151,13 @@ function parseRoute() {
 
 function route() {
   const current = parseRoute();
-  if (current.name === 'room') {
+  if (current.name === 'replay' || current.name === 'leaderboard' || current.name === 'profile') {
+    leaveRoom();
+    stopLobby();
+    if (current.name === 'replay') renderReplay(main, current.roomId);
+    else if (current.name === 'leaderboard') renderLeaderboard(main);
+    else renderProfile(main, current.username);
+  } else if (current.name === 'room') {
     if (state.roomId !== current.roomId) enterRoom(current.roomId);
     else updateRoomScreen(main);
   } else {

@@ -4,6 +4,7 @@ import { h, mount } from './dom.js';
 import { api } from './api.js';
 import { attempt, navigate, playerById } from './core.js';
 import { diceProgressChart } from './chart.js';
+import { replayLink } from './records.js';
 
 function roomPath(room, suffix) {
   return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
@@ -58,6 +59,8 @@ export function resultsCard(room) {
     }, 'Play again (new room)');
     follow.push(button);
   }
+  follow.push(replayLink(room.id));
+  follow.push(h('a', { class: 'btn btn-ghost', href: '#/leaderboard', testid: 'results-leaderboard' }, 'Leaderboard'));
   follow.push(h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby'));
   return h('section', { class: 'card results', testid: 'final-results' },
     h('div', { class: 'results-head' },
@@ -70,6 +73,7 @@ export function resultsCard(room) {
     rated ? null : h('p', { class: 'muted small' }, 'Unrated game: guest rooms and games with a single human change no ratings.'),
     h('h3', {}, poker ? 'Lives progress' : 'Dice progress'),
     diceProgressChart(room, results.dice_progress || [], poker ? { what: 'Lives', step: 'Hand' } : undefined),
+    h('p', { class: 'small' }, replayLink(room.id, poker ? 'Replay these hands' : 'Replay these rounds', 'replay-from-chart')),
     me.player_id ? eloPreviewCard(room, { collapsible: true }) : null,
     h('div', { class: 'button-row' }, follow));
 }
