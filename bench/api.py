@@ -40,7 +40,7 @@ from moto import mock_aws
 
 from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers
+from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.service import Caller, Service
 from chalicelib.settings import reset_settings

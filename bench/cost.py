@@ -407,7 +407,7 @@ class Bench:
         import app as app_module
         from chalicelib import wiring
         from chalicelib.adapters.dynamo import DynamoStore
-        from chalicelib.adapters.memory import FakeClock
+        from chalicelib.adapters.fakes import FakeClock
         from chalicelib.adapters.scheduler import SchedulerTimers
         from chalicelib.engine.dice import SeededRoller
 

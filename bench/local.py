@@ -1,11 +1,18 @@
 """Benchmark of the local server: N concurrent guest-vs-bots games driven over loopback HTTP.
 
-Prints actions/s, p50/p99 action latency (HTTP round trip of ``POST /rooms/{id}/actions``)
-and p50/p99 push delay: from the moment an action's answer (room version v) arrives to the
-moment a second client, subscribed to the room over ``/ws``, receives the push for version v
-(negative when the push beats the HTTP answer), and from when the action was sent. Only loopback traffic; every loop is bounded.
+Runs the same games on each storage in turn (``liars-dice serve`` on SQLite in a fresh
+temporary data folder, then ``--storage moto``) and prints one table, side by side:
+actions/s, p50/p99 action latency (HTTP round trip of ``POST /rooms/{id}/actions``), p50/p99
+push delay (from when an action was sent to when a second client, subscribed to the room
+over ``/ws``, receives the push for the version it made; also from when its answer came back,
+negative when the push beats the answer) and the server's CPU time per action (Linux).
+With ``--rounds N`` the storages alternate N times and each figure is the median.
+The server's bots move at once (``BOT_THINK_MIN_MS=0``, ``BOT_THINK_MAX_MS=0``), so the
+figures are the server's, not the bots' pacing; ``--paced`` keeps the configured think time.
+Only loopback traffic; every loop is bounded.
 
-    .venv/bin/python bench/local.py --games 8
+    .venv/bin/python bench/local.py --games 20
+    .venv/bin/python bench/local.py --games 20 --storage sqlite --rounds 3
     .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
 """
 
@@ -13,11 +20,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -38,6 +48,7 @@ class Figures:
     push_delay_ms: list[float] = field(default_factory=list)
     push_after_request_ms: list[float] = field(default_factory=list)
     actions: int = 0
+    polls: int = 0
     games_finished: int = 0
 
 
@@ -72,8 +83,14 @@ def next_action(room: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "liar", "turn": turn["number"]}
 
 
-async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asyncio.Event) -> None:
-    """Subscribe to ``room_id`` and note when each version's push arrives."""
+async def watch(
+    ws_url: str,
+    room_id: str,
+    arrivals: dict[int, float],
+    done: asyncio.Event,
+    pushed: asyncio.Event,
+) -> None:
+    """Subscribe to ``room_id``, note when each version's push arrives and wake the player."""
     try:
         async with websockets.connect(ws_url, max_size=2**20) as ws:
             await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
@@ -85,6 +102,7 @@ async def watch(ws_url: str, room_id: str, arrivals: dict[int, float], done: asy
                 message = json.loads(raw)
                 if message.get("type") == "room":
                     arrivals.setdefault(message["room"]["version"], time.perf_counter())
+                    pushed.set()
     except websockets.ConnectionClosed as closed:
         print(f"watcher for {room_id} closed: {closed}", file=sys.stderr)
 
@@ -105,7 +123,8 @@ async def play_one(
         answered: dict[int, float] = {}
         requested: dict[int, float] = {}
         done = asyncio.Event()
-        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, done))
+        pushed = asyncio.Event()
+        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, done, pushed))
         await asyncio.sleep(0.05)  # let the subscription land before play starts
         try:
             for _ in range(2):
@@ -120,8 +139,13 @@ async def play_one(
                     break
                 move = next_action(room)
                 if move is None:
-                    await asyncio.sleep(0.05)  # breaks and the final reveal end by timers
+                    # Breaks and the final reveal end by timers: like the web client, wait for
+                    # the room's push (a read each second at most otherwise), then read it once.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(pushed.wait(), 1.0)
+                    pushed.clear()
                     room = (await http.get(f"/rooms/{room_id}", headers=auth)).json()
+                    figures.polls += 1
                     continue
                 started = time.perf_counter()
                 answer = await http.post(f"/rooms/{room_id}/actions", json=move, headers=auth)
@@ -159,11 +183,20 @@ async def run(base_url: str, games: int, starting_dice: int, max_actions: int) -
     return figures
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
-    """Start ``liars-dice serve --port 0`` in a child process; return it and its URL."""
+def start_server(
+    storage: str, data_dir: str | None, paced: bool = False
+) -> tuple[subprocess.Popen[str], str]:
+    """Start ``liars-dice serve --port 0`` on ``storage`` in a child process; it and its URL."""
+    command = [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"]
+    command += ["--storage", storage] + (["--data", data_dir] if data_dir else [])
+    # every game's guest signs in from this one loopback address
+    env = {**os.environ, "GUEST_PER_SOURCE": "100000"}
+    if not paced:
+        env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"],
+        command,
         cwd=REPO,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -178,6 +211,125 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return proc, match.group(1)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Row:
+    """One storage's figures."""
+
+    storage: str
+    games: int
+    finished: int
+    actions: int
+    seconds: float
+    p50: float
+    p99: float
+    push_p50: float
+    push_p99: float
+    answer_push_p50: float
+    cpu_ms_per_action: float
+    client_cpu_ms_per_action: float
+    polls_per_action: float
+
+    @property
+    def rate(self) -> float:
+        """Actions per second over the whole run."""
+        return self.actions / self.seconds if self.seconds else float("nan")
+
+
+def measure(storage: str, args: argparse.Namespace) -> Row:
+    """Start a server on ``storage``, play the games, stop it; the figures."""
+    with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
+        proc, base_url = start_server(
+            storage, data if storage == "sqlite" else None, paced=args.paced
+        )
+        try:
+            cpu_before = cpu_seconds(proc.pid)
+            started, client_started = time.perf_counter(), time.process_time()
+            figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
+            elapsed = time.perf_counter() - started
+            client_cpu = time.process_time() - client_started
+            cpu = cpu_seconds(proc.pid) - cpu_before
+        finally:
+            proc.send_signal(2)
+            proc.wait(20)
+    lat, push = figures.action_latency_ms, figures.push_delay_ms
+    sent = figures.push_after_request_ms
+    return Row(
+        storage=storage,
+        games=args.games,
+        finished=figures.games_finished,
+        actions=figures.actions,
+        seconds=elapsed,
+        p50=percentile(lat, 50),
+        p99=percentile(lat, 99),
+        push_p50=percentile(sent, 50),
+        push_p99=percentile(sent, 99),
+        answer_push_p50=percentile(push, 50),
+        cpu_ms_per_action=cpu * 1000 / figures.actions if figures.actions else float("nan"),
+        client_cpu_ms_per_action=(
+            client_cpu * 1000 / figures.actions if figures.actions else float("nan")
+        ),
+        polls_per_action=figures.polls / figures.actions if figures.actions else float("nan"),
+    )
+
+
+def median_row(rows: list[Row]) -> Row:
+    """Each figure's median over rounds of one storage."""
+    med = statistics.median
+    return Row(
+        storage=rows[0].storage,
+        games=rows[0].games,
+        finished=int(med(r.finished for r in rows)),
+        actions=int(med(r.actions for r in rows)),
+        seconds=med(r.seconds for r in rows),
+        p50=med(r.p50 for r in rows),
+        p99=med(r.p99 for r in rows),
+        push_p50=med(r.push_p50 for r in rows),
+        push_p99=med(r.push_p99 for r in rows),
+        answer_push_p50=med(r.answer_push_p50 for r in rows),
+        cpu_ms_per_action=med(r.cpu_ms_per_action for r in rows),
+        client_cpu_ms_per_action=med(r.client_cpu_ms_per_action for r in rows),
+        polls_per_action=med(r.polls_per_action for r in rows),
+    )
+
+
+def print_table(rows: list[Row], rounds: int) -> None:
+    """The figures of every storage side by side, then moto's ratio to SQLite."""
+    print(
+        f"{rows[0].games} concurrent games per run"
+        + (f", median of {rounds} alternating rounds" if rounds > 1 else "")
+    )
+    head = (
+        "storage  finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
+        "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
+        "  GET polls/action"
+    )
+    print(head)
+    for r in rows:
+        print(
+            f"{r.storage:<8} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
+            f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
+            f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
+            f" {r.client_cpu_ms_per_action:>28.1f} {r.polls_per_action:>17.1f}"
+        )
+    by = {r.storage: r for r in rows}
+    if "sqlite" in by and "moto" in by:
+        fast, slow = by["sqlite"], by["moto"]
+        print(
+            f"moto / sqlite: actions/s x{slow.rate / fast.rate:.2f}, p50 x{slow.p50 / fast.p50:.1f},"
+            f" p99 x{slow.p99 / fast.p99:.1f}, CPU/action"
+            f" x{slow.cpu_ms_per_action / fast.cpu_ms_per_action:.1f}"
+        )
+
+
 def drain(stream: IO[str]) -> None:
     """Read the child's request log so it never blocks on a full pipe."""
     for _ in stream:
@@ -185,43 +337,42 @@ def drain(stream: IO[str]) -> None:
 
 
 def main() -> None:
-    """Parse arguments, run the games, print the figures."""
+    """Parse arguments, run the games on each storage, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="concurrent games (default 4)")
     parser.add_argument("--starting-dice", type=int, default=5, help="dice per player (default 5)")
     parser.add_argument("--max-actions", type=int, default=200, help="cap per game (default 200)")
+    parser.add_argument(
+        "--storage",
+        default="sqlite,moto",
+        help="comma-separated storages to compare (default sqlite,moto)",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="alternating rounds (default 1)")
+    parser.add_argument("--paced", action="store_true", help="keep the bots' configured think time")
     parser.add_argument("--url", help="use a running server instead of starting one")
     args = parser.parse_args()
 
-    proc = None
-    base_url = args.url.rstrip("/") if args.url else None
-    if base_url is None:
-        proc, base_url = start_server()
-    try:
+    if args.url:
+        base_url = args.url.rstrip("/")
         started = time.perf_counter()
         figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
         elapsed = time.perf_counter() - started
-    finally:
-        if proc is not None:
-            proc.send_signal(2)
-            proc.wait(20)
-
-    lat, push = figures.action_latency_ms, figures.push_delay_ms
-    print(f"games: {args.games} concurrent, {figures.games_finished} finished in {elapsed:.1f} s")
-    print(f"actions: {figures.actions} ({figures.actions / elapsed:.1f} actions/s overall)")
-    if lat:
+        lat, sent = figures.action_latency_ms, figures.push_after_request_ms
+        print(
+            f"games: {args.games} concurrent, {figures.games_finished} finished in {elapsed:.1f} s"
+        )
+        print(f"actions: {figures.actions} ({figures.actions / elapsed:.1f} actions/s overall)")
         print(f"action latency: p50 {percentile(lat, 50):.1f} ms, p99 {percentile(lat, 99):.1f} ms")
-    if push:
-        print(
-            f"push delay after the answer: p50 {percentile(push, 50):.1f} ms, "
-            f"p99 {percentile(push, 99):.1f} ms (n={len(push)}, "
-            f"mean {statistics.fmean(push):.1f} ms; negative: the push beat the answer)"
-        )
-        sent = figures.push_after_request_ms
-        print(
-            f"push delay after the request: p50 {percentile(sent, 50):.1f} ms, "
-            f"p99 {percentile(sent, 99):.1f} ms"
-        )
+        print(f"push delay: p50 {percentile(sent, 50):.1f} ms, p99 {percentile(sent, 99):.1f} ms")
+        return
+
+    storages = [name.strip() for name in args.storage.split(",") if name.strip()]
+    results: dict[str, list[Row]] = {name: [] for name in storages}
+    for round_no in range(args.rounds):
+        order = storages if round_no % 2 == 0 else list(reversed(storages))
+        for name in order:
+            results[name].append(measure(name, args))
+    print_table([median_row(results[name]) for name in storages], args.rounds)
 
 
 if __name__ == "__main__":

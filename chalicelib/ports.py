@@ -1,8 +1,9 @@
 """Ports: the small interfaces the service layer talks to.
 
-Each port has two implementations: an AWS adapter under ``chalicelib/adapters/`` (the only
-place boto3 is imported) and an in-memory fake used by unit tests and, where useful, by the
-local server. The service layer depends on these Protocols only.
+Each port has an AWS adapter under ``chalicelib/adapters/`` (the only place boto3 is
+imported) and a second implementation for tests and the local server: the Store on SQLite
+(``adapters.sqlite``), the notifier, timers and clock as recording fakes (``adapters.fakes``)
+or the local server's own. The service layer depends on these Protocols only.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class Clock(Protocol):
 # The store keeps everything that is not a pushed message or a timer: rooms (one small item
 # each, guarded by a version), users, ratings, chat, rate-limit counters and the realtime
 # bookkeeping. Two implementations share one test module: ``adapters.dynamo.DynamoStore``
-# and ``adapters.memory.MemoryStore``.
+# and ``adapters.sqlite.SqliteStore``.
 
 JsonDict = dict[str, Any]
 

@@ -127,7 +127,8 @@ class CreateRoomBody(Request):
 class JoinBody(Request):
     """POST /rooms/{room_id}/join."""
 
-    passcode: Annotated[str, Field(max_length=16)] | None = None
+    passcode: Passcode | None = None
+    """Four digits; anything else is refused (400) before it can count as an attempt."""
 
 
 class ReadyBody(Request):

@@ -51,3 +51,31 @@ def test_chalicelib_passes_mypy_strict() -> None:
         text=True,
     )
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_readme_links_only_to_documents_the_project_carries() -> None:
+    """A clone has no ``../shared``: every link of the README resolves inside the repository."""
+    text = (ROOT / "README.md").read_text()
+    assert "../shared" not in text
+    links = re.findall(r"\]\(([^)#]+)\)", text)
+    local = [link for link in links if not link.startswith(("http://", "https://"))]
+    assert {"docs/RULES.md", "docs/API.md", "docs/openapi.json"} <= set(local)
+    for link in local:
+        assert (ROOT / link).exists(), link
+    for needed in ("Python 3.11", "--host 0.0.0.0", "register", "web game"):
+        assert needed in text, needed
+
+
+def test_api_md_documents_every_field_decisions_md_lists() -> None:
+    decisions = (ROOT / "docs" / "DECISIONS.md").read_text()
+    table = decisions.split("## Additions to API.md", 1)[1].split("\n## ", 1)[0]
+    fields: set[str] = set()
+    for row in table.splitlines():
+        cells = row.split("|")
+        if len(cells) > 3 and "`" in cells[2]:
+            fields.update(re.findall(r"`([^`]+)`", cells[2]))
+    assert len(fields) > 20, fields
+    api = (ROOT / "docs" / "API.md").read_text()
+    assert "../shared" not in api and "openapi.json" in api and "REALTIME.md" in api
+    missing = sorted(f for f in fields if f not in api)
+    assert missing == [], missing

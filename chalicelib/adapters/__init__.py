@@ -4,5 +4,7 @@
 - ``notifier``: ``ApiGatewayNotifier``, pushes to WebSocket connections.
 - ``scheduler``: ``SchedulerTimers``, one-time EventBridge Scheduler wake-ups for rooms.
 - ``secrets``: the token-signing secret from Secrets Manager, SSM or the environment.
-- ``memory``: in-memory fakes with the same semantics, for unit tests and the local server.
+- ``sqlite``: ``SqliteStore``, the same Store semantics in one SQLite file (the local server's
+  default) or in memory (the store fake of unit tests).
+- ``fakes``: recording fakes of the notifier, timers and clock, for tests and benchmarks.
 """

@@ -119,6 +119,9 @@ def join(room: Room, user: UserRef, passcode: str | None, *, max_players: int = 
     _seat_human(room, user, ready=False)
     if invited:
         room.invited.remove(user.id)
+    if user.id in room.denied:
+        # Seated (the host opened the room): an old denial no longer follows the user around.
+        room.denied.remove(user.id)
     return "joined"
 
 
@@ -246,7 +249,7 @@ def start(
 
 
 def recreate(room: Room, user: UserRef, new_room_id: str, now: int) -> Room:
-    """A participant of a finished game opens a new waiting room with the same settings."""
+    """A participant of a finished game opens a new waiting room with the same settings and bots."""
     if room.player_of_user(user.id) is None:
         raise Forbidden("only participants of this game may recreate it", code="not_a_member")
     if room.status != Status.FINISHED:
@@ -264,5 +267,11 @@ def recreate(room: Room, user: UserRef, new_room_id: str, now: int) -> Room:
         lineage=room.lineage or room.id,
     )
     new.host_id = _seat_human(new, user, ready=True).id
+    # "Play again" against bots is one click: the same bots, by level and number, in seat order.
+    for old_bot in (p for p in room.players if p.is_bot):
+        bot = Player(
+            id=_new_player_id(new), name=old_bot.name, kind="bot", level=old_bot.level, ready=True
+        )
+        new.players.append(bot)
     room.recreated_as = new_room_id
     return new

@@ -2,5 +2,6 @@
 
 REST routes run through Chalice's own local gateway, WebSocket handlers are called with
 API-Gateway-shaped events at ``/ws``, a precise timer loop stands in for EventBridge
-Scheduler, and storage is an embedded moto backend (ARCHITECTURE.md decision 8).
+Scheduler, and storage is a SQLite file in a data folder (or moto, or a DynamoDB endpoint;
+ARCHITECTURE.md decision 8).
 """

@@ -7,9 +7,12 @@ import contextlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
+    from chalicelib.local.server import default_data_dir
+
     parser = argparse.ArgumentParser(
         prog="liars-dice", description="Liar's Lies: an online multiplayer Liar's Dice server."
     )
@@ -18,33 +21,73 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         help="serve the REST API, WebSockets and web client locally",
         description="Serve the same Chalice app locally: REST at /, WebSockets at /ws, "
-        "the web client at /, timers in-process and an embedded DynamoDB (moto).",
+        "the web client at /, timers in-process, and everything kept in a SQLite file "
+        "in a data folder (or in moto, or in a DynamoDB you name).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     serve.add_argument(
         "--port", type=int, default=8000, help="port to bind; 0 picks a free one (default 8000)"
     )
     serve.add_argument(
+        "--data",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help=f"data folder: the SQLite database and the token secret (default {default_data_dir()})",
+    )
+    serve.add_argument(
+        "--storage",
+        choices=["sqlite", "moto"],
+        default=None,
+        help="sqlite (default): a file in the data folder, kept across restarts; "
+        "moto: moto's in-memory DynamoDB, lost on exit, one request at a time",
+    )
+    serve.add_argument(
         "--dynamodb-endpoint",
         metavar="URL",
         default=None,
-        help="use this DynamoDB endpoint (e.g. DynamoDB Local) instead of the embedded moto backend",
+        help="keep everything in the DynamoDB at this endpoint (real AWS, DynamoDB Local or "
+        "another compatible server) instead",
     )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``liars-dice`` console script."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.dynamodb_endpoint and args.storage:
+        parser.error("--storage and --dynamodb-endpoint exclude each other")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from chalicelib.local.server import LocalServer
+    from chalicelib.local.server import LocalServer, PortInUse, default_data_dir
 
-    server = LocalServer(args.host, args.port, dynamodb_endpoint=args.dynamodb_endpoint)
-    server.prepare()
+    storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")
+    data_dir = None
+    if storage != "moto":
+        data_dir = (args.data or default_data_dir()).expanduser().resolve()
+    server = LocalServer(
+        args.host,
+        args.port,
+        storage=storage,
+        data_dir=data_dir,
+        dynamodb_endpoint=args.dynamodb_endpoint,
+    )
+    try:
+        server.prepare()
+    except PortInUse as err:
+        print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
+        return 1
     host = f"[{server.host}]" if ":" in server.host else server.host
-    storage = args.dynamodb_endpoint or "embedded moto (in memory, lost on exit)"
+    if storage == "sqlite":
+        where = f"SQLite at {server.db_path}"
+    elif storage == "moto":
+        where = "embedded moto (in memory, lost on exit)"
+    else:
+        where = f"DynamoDB at {args.dynamodb_endpoint}"
     print(f"Liar's Lies is running: open http://{host}:{server.port}/", flush=True)
-    print(f"Storage: {storage}. Press Ctrl-C to stop.", flush=True)
+    print(f"Storage: {where}. Press Ctrl-C to stop.", flush=True)
+    if data_dir is not None:
+        print(f"Data folder: {data_dir}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.run_prepared()
     print("Stopped.", flush=True)

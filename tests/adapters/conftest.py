@@ -1,8 +1,9 @@
-"""Fixtures: the store under test, in memory and on moto's DynamoDB, plus AWS test credentials."""
+"""Fixtures: the store under test, on SQLite (a file and in memory) and on moto's DynamoDB."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -10,7 +11,8 @@ import pytest
 from moto import mock_aws
 
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import MemoryStore
+from chalicelib.adapters.fakes import FakeClock
+from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 
 REGION = "us-east-1"
@@ -33,11 +35,18 @@ def moto_aws(aws_env: None) -> Iterator[None]:
         yield
 
 
-@pytest.fixture(params=["memory", "moto"])
-def store(request: pytest.FixtureRequest, aws_env: None) -> Iterator[Store]:
-    """The same tests run against MemoryStore and DynamoStore on moto."""
-    if request.param == "memory":
-        yield MemoryStore()
+@pytest.fixture(params=["sqlite", "sqlite-memory", "moto"])
+def store(request: pytest.FixtureRequest, aws_env: None, tmp_path: Path) -> Iterator[Store]:
+    """The same tests run against SqliteStore (file, in memory) and DynamoStore on moto.
+
+    DynamoDB may show an expired item until its TTL sweep runs, so the contract asks nothing
+    of expiry: the SQLite stores' clock stays at 0 here (SQLite's own tests cover expiry).
+    """
+    if request.param.startswith("sqlite"):
+        path = tmp_path / "store.db" if request.param == "sqlite" else ":memory:"
+        sqlite_store = SqliteStore(path, clock=FakeClock(0))
+        yield sqlite_store
+        sqlite_store.close()
         return
     with mock_aws():
         s = DynamoStore("liars-test", REGION, client=_shared_client())

@@ -11,9 +11,10 @@ import pytest
 from chalicelib import wiring
 from chalicelib.adapters import secrets as secret_source
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers, MemoryStore
+from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.adapters.notifier import ApiGatewayNotifier
 from chalicelib.adapters.scheduler import SchedulerTimers
+from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.auth import TokenKeys, issue_token, verify_token
 from chalicelib.ports import UserRecord
 from chalicelib.settings import ConfigError, Settings, get_settings, reset_settings
@@ -119,7 +120,7 @@ def test_missing_secret_is_a_config_error() -> None:
 
 def test_injected_deps_are_returned_until_reset(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WEBSOCKET_API_ID", raising=False)
-    deps = wiring.Deps(MemoryStore(), FakeNotifier(), FakeTimers(), FakeClock(5), roller=None)
+    deps = wiring.Deps(SqliteStore(), FakeNotifier(), FakeTimers(), FakeClock(5), roller=None)
     wiring.set_deps(deps)
     assert wiring.get_deps() is deps
     wiring.reset_deps()

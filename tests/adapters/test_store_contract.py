@@ -1,4 +1,4 @@
-"""One contract for both stores: MemoryStore and DynamoStore on moto behave the same."""
+"""One contract for both stores: SqliteStore and DynamoStore on moto behave the same."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chalicelib.adapters.memory import MemoryStore
+from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import (
     NewRoom,
     RatingsWrite,
@@ -424,7 +424,7 @@ def test_expired_ticket_is_refused_and_gone(store: Store) -> None:
 
 def test_racing_writers_of_one_version_have_exactly_one_winner(store: Store) -> None:
     # moto is not thread-safe: serialize calls into it, or the test proves nothing.
-    moto_lock = threading.Lock() if not isinstance(store, MemoryStore) else None
+    moto_lock = threading.Lock() if not isinstance(store, SqliteStore) else None
     store.create_room("r1", {"n": 0}, SUMMARY)
 
     def write(i: int) -> bool:
@@ -446,7 +446,7 @@ def test_racing_writers_of_one_version_have_exactly_one_winner(store: Store) -> 
 
 
 def test_racing_ticket_consumers_have_exactly_one_winner(store: Store) -> None:
-    moto_lock = threading.Lock() if not isinstance(store, MemoryStore) else None
+    moto_lock = threading.Lock() if not isinstance(store, SqliteStore) else None
     store.put_ticket("t", "u1", 10_000)
 
     def consume(_: int) -> str | None:

@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from chalicelib.adapters.memory import FakeNotifier, FakeTimers
+from chalicelib.adapters.fakes import FakeNotifier, FakeTimers
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers, at_expression, schedule_name
 

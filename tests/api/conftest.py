@@ -18,7 +18,7 @@ from moto import mock_aws
 
 from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers
+from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings
 from tests.offline_aws import REGION, use_offline_aws

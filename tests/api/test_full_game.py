@@ -85,3 +85,29 @@ def test_recreate_points_the_old_room_to_the_new_one(api_env: Env) -> None:
     again = env.call("POST", f"/rooms/{rid}/recreate", None, tokens[0])
     assert again.status_code == 409
     env.ok("POST", f"/rooms/{new['id']}/join", {}, tokens[0])
+
+
+def test_recreate_seats_the_same_bots_with_their_levels_and_numbers(api_env: Env) -> None:
+    env = api_env
+    token, _ = env.guest("Solo")
+    rid = env.ok("POST", "/rooms", {"settings": {"starting_dice": 1}}, token, 201)["id"]
+    for level in ("easy", "strong", "easy"):
+        env.ok("POST", f"/rooms/{rid}/bots", {"level": level}, token, 201)
+    bot2 = next(p for p in env.ok("GET", f"/rooms/{rid}", None)["players"] if p["name"] == "Bot 2")
+    env.ok("DELETE", f"/rooms/{rid}/bots/{bot2['id']}", None, token)
+    env.ok("POST", f"/rooms/{rid}/bots", {"level": "strong"}, token, 201)  # takes number 2 again
+    env.ok("POST", f"/rooms/{rid}/start", None, token)
+    final = play_to_end(env, rid, [token], random.Random(4))
+    old_bots = [(p["name"], p["level"]) for p in final["players"] if p["kind"] == "bot"]
+    assert old_bots == [("Bot 1", "easy"), ("Bot 3", "easy"), ("Bot 2", "strong")]
+
+    new = env.ok("POST", f"/rooms/{rid}/recreate", None, token, 201)
+    players = new["players"]
+    assert players[0]["kind"] == "human" and players[0]["ready"] and new["me"]["is_host"]
+    assert [(p["name"], p["level"], p["ready"]) for p in players[1:]] == [
+        (name, level, True) for name, level in old_bots
+    ]
+    assert all(p["dice_count"] == 0 and not p.get("rank") for p in players)
+    # one click: the recreator starts the new game against the same bots at once
+    started = env.ok("POST", f"/rooms/{new['id']}/start", None, token)
+    assert started["status"] == "playing" and len(started["players"]) == 4

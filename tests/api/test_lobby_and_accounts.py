@@ -133,6 +133,24 @@ def test_passcode_is_host_only_and_attempts_are_limited(api_env: Env) -> None:
     assert env.ok("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, guesser)["me"]["player_id"]
 
 
+def test_a_malformed_passcode_is_refused_without_using_up_an_attempt(api_env: Env) -> None:
+    env = api_env
+    host, _ = env.register("host4")
+    guesser, _ = env.register("guesser4")
+    rid = env.ok(
+        "POST", "/rooms", {"settings": {"joining": "passcode", "passcode": "4321"}}, host, 201
+    )["id"]
+    for bad in ["", "12", "abcd", "12345", " 4321"] * 2:
+        answer = env.call("POST", f"/rooms/{rid}/join", {"passcode": bad}, guesser)
+        assert answer.status_code == 400
+        assert answer.json["error"]["field"] == "passcode"
+    wrong = [
+        env.call("POST", f"/rooms/{rid}/join", {"passcode": "0000"}, guesser) for _ in range(4)
+    ]
+    assert [_code(r) for r in wrong] == [(403, "wrong_passcode")] * 4
+    assert env.ok("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, guesser)["me"]["player_id"]
+
+
 def test_invitations_by_username(api_env: Env) -> None:
     env = api_env
     host, _ = env.register("host3")

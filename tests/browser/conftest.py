@@ -6,15 +6,14 @@ loop running in this thread, and the server swaps the app's dependencies while i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from chalicelib.local.server import LocalServer
-from chalicelib.settings import reset_settings
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
+from tests.quick_bots import quick_bots
 
 BOT_THINK_MS = ("150", "300")
 """The bots' think time in the browser tests: short, so whole games stay quick, but long enough
@@ -24,19 +23,8 @@ that each bot's move is played as its own moment (tests/browser/test_play_live_t
 @pytest.fixture(scope="module")
 def server() -> Iterator[LocalServer]:
     """The one-command local server, on a free loopback port, with quick bots."""
-    saved = {k: os.environ.get(k) for k in ("BOT_THINK_MIN_MS", "BOT_THINK_MAX_MS")}
-    os.environ["BOT_THINK_MIN_MS"], os.environ["BOT_THINK_MAX_MS"] = BOT_THINK_MS
-    reset_settings()
-    try:
-        with LocalServer(access_log=lambda _line: None) as running:
-            yield running
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        reset_settings()
+    with quick_bots(*BOT_THINK_MS), LocalServer(access_log=lambda _line: None) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

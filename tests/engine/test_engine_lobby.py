@@ -159,6 +159,18 @@ def test_approval_mode_creates_a_pending_request_the_host_approves_or_denies() -
     assert room_view(room, user_id="u3")["me"]["request"] == "denied"
 
 
+def test_a_denial_is_forgotten_once_the_user_joins_another_way() -> None:
+    room = create_room("r", user(1), {"joining": "approval"}, T0)
+    join(room, user(2), None)
+    deny(room, user(1), "u2")
+    update_settings(room, user(1), {"joining": "open"})
+    assert join(room, user(2), None) == "joined"
+    leave(room, user(2))
+    update_settings(room, user(1), {"joining": "approval"})
+    assert room_view(room, user_id="u2")["me"]["request"] is None
+    assert join(room, user(2), None) == "pending"
+
+
 def test_passcode_is_checked_and_visible_only_to_the_host() -> None:
     room = create_room("r", user(1), {"joining": "passcode", "passcode": "0420"}, T0)
     with pytest.raises(Forbidden):
@@ -219,6 +231,28 @@ def test_recreate_opens_a_waiting_room_with_the_same_settings_and_a_pointer() ->
     assert new.host_id == new.players[0].id
     with pytest.raises(Conflict):
         recreate(room, user(1), "r3", T0 + 2)
+
+
+def test_recreate_seats_the_same_bots_by_level_and_number_after_the_recreator() -> None:
+    room = create_room("r", user(1), {"starting_dice": 1}, T0)
+    add_bot(room, user(1), "easy")
+    second = add_bot(room, user(1), "strong")
+    add_bot(room, user(1), "easy")
+    remove_bot(room, user(1), second.id)
+    add_bot(room, user(1), "strong")
+    start(room, user(1), SeededRoller(1), T0)
+    room.status = Status.FINISHED  # as the game's end leaves it: ranks and counts set
+    for rank, player in enumerate(room.players, start=1):
+        player.rank = rank
+    new = recreate(room, user(1), "r2", T0 + 2)
+    assert [(p.name, p.kind, p.level, p.ready) for p in new.players] == [
+        ("name1", "human", None, True),
+        ("Bot 1", "bot", "easy", True),
+        ("Bot 3", "bot", "easy", True),
+        ("Bot 2", "bot", "strong", True),
+    ]
+    assert len({p.id for p in new.players}) == 4
+    assert all(p.dice_count == 0 and p.rank is None and p.in_game for p in new.players)
 
 
 # -- ratings ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from moto import mock_aws
 
 from chalicelib import retry, wiring
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import FakeClock
+from chalicelib.adapters.fakes import FakeClock
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers
 from chalicelib.engine.dice import SeededRoller

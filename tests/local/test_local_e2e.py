@@ -15,11 +15,13 @@ import pytest
 import websockets
 
 from chalicelib.local.server import LocalServer
+from tests.quick_bots import quick_bots
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LocalServer]:
-    with LocalServer(access_log=lambda _: None) as running:
+    """The local server with quick bots, so a whole game ends well inside the test's bound."""
+    with quick_bots(), LocalServer(access_log=lambda _: None) as running:
         yield running
 
 

@@ -62,6 +62,23 @@ def test_health_answers_ok_and_logs_one_line(real_server: tuple[LocalServer, Log
     assert elapsed.endswith("ms")
 
 
+def test_answers_are_not_held_back_by_nagle(real_server: tuple[LocalServer, Log]) -> None:
+    # Headers and body go out in two writes; without TCP_NODELAY the body waits for the
+    # client's delayed ACK, about 40 ms on Linux, on every request of a kept-alive connection.
+    import statistics
+
+    server, _ = real_server
+    with httpx.Client(base_url=server.url) as client:
+        client.get("/health")
+        times = []
+        for _ in range(9):
+            started = time.perf_counter()
+            assert client.get("/health").status_code == 200
+            times.append(time.perf_counter() - started)
+
+    assert statistics.median(times) < 0.030, times
+
+
 def test_unknown_path_gets_chalice_4xx_json(real_server: tuple[LocalServer, Log]) -> None:
     server, log = real_server
 
@@ -89,16 +106,39 @@ def test_wrong_method_gets_chalice_405(real_server: tuple[LocalServer, Log]) -> 
     assert answer.json()["Code"] == "MethodNotAllowedError"
 
 
-def test_environment_is_local_and_moto_backed(real_server: tuple[LocalServer, Log]) -> None:
+def test_environment_is_local_and_sqlite_backed_by_default(
+    real_server: tuple[LocalServer, Log],
+) -> None:
     import os
 
-    import boto3
+    from chalicelib import wiring
+    from chalicelib.adapters.sqlite import SqliteStore
 
+    server, _ = real_server
     assert os.environ["TABLE_NAME"] == "liars-lies-local"
     assert len(os.environ["TOKEN_SECRET"]) >= 32
-    # the embedded backend holds the app's table, created on start
-    client = boto3.client("dynamodb", region_name="us-east-1")
-    assert "liars-lies-local" in client.list_tables()["TableNames"]
+    assert server.storage == "sqlite" and server.db_path is not None
+    assert server.db_path.is_file()
+    store = wiring.get_deps().store
+    assert isinstance(store, SqliteStore) and store.path == str(server.db_path)
+    assert server.runner is not None and not server.runner.serialized
+
+
+def test_moto_storage_keeps_the_table_in_moto_and_serializes_requests() -> None:
+    import boto3
+
+    from chalicelib import wiring
+    from chalicelib.adapters.dynamo import DynamoStore
+
+    with LocalServer(storage="moto", access_log=lambda _: None) as server:
+        assert server.data_dir is None and server.runner is not None
+        assert server.runner.serialized
+        assert isinstance(wiring.get_deps().store, DynamoStore)
+        # the embedded backend holds the app's table, created on start
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        assert "liars-lies-local" in client.list_tables()["TableNames"]
+        guest = httpx.post(f"{server.url}/auth/guest", json={"name": "Mo"})
+        assert guest.status_code == 201, guest.text
 
 
 # --- toy apps: WebSocket plumbing, pushes, timers, the lock ------------------------------
@@ -153,6 +193,12 @@ class WsApp:
             time.sleep(0.005)
             self.active -= 1
             return {"active": self.active}
+
+        @app.route("/echo", methods=["POST"])
+        def echo() -> dict[str, Any]:
+            first = app.current_request.json_body
+            time.sleep(0.005)  # other requests run meanwhile on SQLite storage
+            return {"before": first, "after": app.current_request.json_body}
 
         @app.route("/rooms/{room_id}/poke", methods=["POST"])
         def poke(room_id: str) -> dict[str, Any]:
@@ -345,19 +391,43 @@ def test_timers_invoke_the_room_timer_handler(toy: tuple[WsApp, LocalServer, Log
     assert toy_app.timer_events == [{"room_id": "room42", "version": 5}]
 
 
-def test_handlers_never_run_concurrently(toy: tuple[WsApp, LocalServer, Log]) -> None:
-    toy_app, server, log = toy
-
+def _burst(url: str, n: int = 16) -> list[int]:
     async def burst() -> list[int]:
         async with httpx.AsyncClient() as client:
-            answers = await asyncio.gather(*(client.post(f"{server.url}/slow") for _ in range(16)))
+            answers = await asyncio.gather(*(client.post(url) for _ in range(n)))
         return [a.status_code for a in answers]
 
-    statuses = asyncio.run(burst())
+    return asyncio.run(burst())
+
+
+def test_handlers_never_run_concurrently_on_moto() -> None:
+    toy_app, log = WsApp(), Log()
+    with LocalServer(
+        storage="moto", chalice_app=toy_app.app, access_log=log.append, install_deps=no_deps
+    ) as server:
+        statuses = _burst(f"{server.url}/slow")
 
     assert statuses == [200] * 16
     assert toy_app.max_active == 1
     assert sum(1 for line in log if line.startswith("POST /slow 200")) == 16
+
+
+def test_handlers_run_in_parallel_on_sqlite_each_with_its_own_request(
+    toy: tuple[WsApp, LocalServer, Log],
+) -> None:
+    toy_app, server, _ = toy
+
+    assert _burst(f"{server.url}/slow") == [200] * 16
+    assert toy_app.max_active > 1
+
+    async def echoes() -> list[Any]:
+        async with httpx.AsyncClient() as client:
+            answers = await asyncio.gather(
+                *(client.post(f"{server.url}/echo", json={"i": i}) for i in range(16))
+            )
+        return [a.json() for a in answers]
+
+    assert asyncio.run(echoes()) == [{"before": {"i": i}, "after": {"i": i}} for i in range(16)]
 
 
 def test_web_client_files_are_served_at_the_root_and_under_static(tmp_path: Any) -> None:
@@ -392,9 +462,12 @@ def test_cli_prints_the_url_serves_logs_and_stops_on_ctrl_c(tmp_path: Any) -> No
 
     repo = Path(__file__).resolve().parents[2]
     errors = (tmp_path / "stderr.txt").open("w")
+    import os
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"],
         cwd=repo,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)},
         stdout=subprocess.PIPE,
         stderr=errors,
         text=True,
@@ -405,6 +478,12 @@ def test_cli_prints_the_url_serves_logs_and_stops_on_ctrl_c(tmp_path: Any) -> No
         match = re.fullmatch(r"Liar's Lies is running: open (http://127\.0\.0\.1:(\d+)/)\n", first)
         assert match, first + (tmp_path / "stderr.txt").read_text()
         assert int(match.group(2)) > 0
+        folder = tmp_path / "liars-lies"
+        assert proc.stdout.readline() == (
+            f"Storage: SQLite at {folder / 'liars-lies.db'}. Press Ctrl-C to stop.\n"
+        )
+        assert proc.stdout.readline() == f"Data folder: {folder}\n"
+        assert (folder / "liars-lies.db").is_file() and (folder / "token-secret").is_file()
         health = httpx.get(f"{match.group(1)}health", timeout=10)
         assert health.json() == {"status": "ok"}
         proc.send_signal(signal.SIGINT)

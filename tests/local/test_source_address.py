@@ -31,3 +31,26 @@ def test_peer_address_becomes_the_events_source_ip() -> None:
         spoofed = httpx.get(f"{s.url}/whoami", headers={"X-Forwarded-For": "203.0.113.9"})
     assert seen == ["127.0.0.2", "127.0.0.3"]
     assert spoofed.json()["source"] == "127.0.0.1"
+
+
+def test_the_source_address_is_per_thread_so_parallel_requests_keep_their_own() -> None:
+    import threading
+
+    from chalicelib.local.server import AppRunner
+
+    runner = AppRunner(Chalice(app_name="per-thread"), lock=None)
+    converter = runner.gateway.event_converter
+    converter.LOCAL_SOURCE_IP = "192.0.2.1"
+    seen: list[str] = []
+
+    def other_request() -> None:
+        seen.append(converter.LOCAL_SOURCE_IP)  # before it sets its own
+        converter.LOCAL_SOURCE_IP = "192.0.2.2"
+        seen.append(converter.LOCAL_SOURCE_IP)
+
+    worker = threading.Thread(target=other_request)
+    worker.start()
+    worker.join()
+
+    assert seen == ["127.0.0.1", "192.0.2.2"]
+    assert converter.LOCAL_SOURCE_IP == "192.0.2.1"

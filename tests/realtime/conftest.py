@@ -21,7 +21,7 @@ from moto import mock_aws
 
 from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
-from chalicelib.adapters.memory import FakeClock, FakeNotifier
+from chalicelib.adapters.fakes import FakeClock, FakeNotifier
 from chalicelib.adapters.scheduler import SchedulerTimers, schedule_name
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings

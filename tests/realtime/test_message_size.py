@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import wiring
-from chalicelib.adapters.memory import FakeClock, FakeNotifier, FakeTimers, MemoryStore
+from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
+from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import room as lobby
 from chalicelib.engine.dice import SeededRoller
@@ -26,11 +27,12 @@ def big_room(roller: SeededRoller) -> tuple[Room, list[dict[str, Any]]]:
 
 def test_every_push_of_a_10_by_10_game_fits_a_frame() -> None:
     roller = SeededRoller(5)
+    clock = FakeClock(T0)
     deps = wiring.Deps(
-        store=MemoryStore(),
+        store=SqliteStore(clock=clock),
         notifier=FakeNotifier(),
         timers=FakeTimers(),
-        clock=FakeClock(T0),
+        clock=clock,
         roller=roller,
     )
     deps.store.put_connection("host", "u-host", T0)

@@ -7,10 +7,13 @@ import { formatSeconds, hooks, state, toast } from './core.js';
 import { renderLobby, stopLobby } from './lobby.js';
 import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
 import { addChatMessage, loadChat } from './chat.js';
+import { errorMessage } from './messages.js';
+import { initial } from './text.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
 const connection = document.getElementById('connection');
+const connectionLabel = document.getElementById('connection-label');
 
 const FINAL_REVEAL_MS = 3000;
 
@@ -32,7 +35,7 @@ async function loadMe() {
       state.user = null;
       state.me = null;
     } else if (!state.user) {
-      toast(err.message);
+      toast(errorMessage(err));
     }
   }
 }
@@ -45,7 +48,7 @@ function renderHeader() {
   const rating = state.me && state.me.rating ? state.me.rating['liars-lies'] : null;
   mount(userBox,
     h('span', { class: 'user-chip', testid: 'current-user' },
-      h('span', { class: 'avatar small', 'aria-hidden': 'true' }, (state.user.name || '?').slice(0, 1).toUpperCase()),
+      h('span', { class: 'avatar small', 'aria-hidden': 'true' }, initial(state.user.name)),
       h('span', { class: 'user-name' }, state.user.name),
       state.user.guest ? h('span', { class: 'pill pill-muted' }, 'guest') : null,
       typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: 'ELO rating' }, `ELO ${Math.round(rating)}`) : null),
@@ -105,7 +108,7 @@ async function refreshRoom() {
     applyRoom(room);
   } catch (err) {
     if (state.roomId !== roomId) return;
-    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist.' : err.message);
+    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist (it may have expired).' : errorMessage(err));
   }
 }
 
@@ -172,11 +175,14 @@ function onMessage(message) {
       if (message.room_id === state.roomId) addChatMessage(message.message);
       break;
     case 'error': {
-      const text = (message.error && message.error.message) || 'Realtime error';
-      console.warn('websocket error', message.error);
+      const error = message.error || {};
+      console.warn('websocket error', error);
+      // Timer races are routine; an unknown room is already said on the room screen.
+      if (['stale_turn', 'not_due', 'unknown_room', 'unknown_connection'].includes(error.code)) break;
+      const text = errorMessage({ code: error.code, status: 0, message: error.message });
       if (text !== lastWsError.text || Date.now() - lastWsError.at > 10000) {
         lastWsError = { text, at: Date.now() };
-        if (!/tick|not due|stale/i.test(text)) toast(text);
+        toast(text);
       }
       break;
     }
@@ -190,7 +196,10 @@ const realtime = new Realtime({
   onStatus: (status) => {
     state.connection = status;
     connection.dataset.status = status;
-    connection.title = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
+    const label = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
+    connection.title = label;
+    connectionLabel.textContent = label;
+    connectionLabel.dataset.status = status;
   },
   onConnected: () => {
     // Anything may have happened while we were away: resync over REST.

@@ -3,8 +3,35 @@
 import { api } from './api.js';
 import { h } from './dom.js';
 import { attempt, hooks } from './core.js';
+import { NAME_MAX, PASSWORD_RULES, USERNAME_RULES, passwordProblem, usernameProblem } from './messages.js';
+import { cutGraphemes, graphemeCount } from './text.js';
 
 let activeTab = 'guest';
+
+/** An inline error line under a form (empty until something goes wrong). */
+function formError(testid) {
+  return h('p', { class: 'form-error', role: 'alert', testid, hidden: true });
+}
+
+function say(node, text) {
+  node.textContent = text || '';
+  node.hidden = !text;
+}
+
+/**
+ * A name field that counts and cuts by grapheme (an emoji is one character, never cut in
+ * half), with a live "n / 24" counter.
+ */
+export function nameInput(props, max = NAME_MAX) {
+  const counter = h('span', { class: 'field-count muted small', testid: `${props.testid}-count`, 'aria-live': 'polite' }, `0 / ${max}`);
+  const input = h('input', { type: 'text', ...props });
+  input.addEventListener('input', () => {
+    const cut = cutGraphemes(input.value, max);
+    if (cut !== input.value) input.value = cut;
+    counter.textContent = `${graphemeCount(input.value)} / ${max}`;
+  });
+  return { input, counter };
+}
 
 /** The sign-in card; after success the app re-renders the current route. */
 export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
@@ -20,30 +47,57 @@ export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
     activeTab = tab;
     for (const button of tabs.children) button.setAttribute('aria-selected', String(button.dataset.tab === tab));
     if (tab === 'guest') {
-      const name = h('input', { type: 'text', maxlength: '32', placeholder: 'Nickname (optional)', testid: 'guest-name', autocomplete: 'nickname' });
+      const { input: name, counter } = nameInput({ placeholder: 'Nickname (optional)', testid: 'guest-name', autocomplete: 'nickname', 'aria-label': 'Nickname' });
+      const error = formError('guest-error');
       const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: 'guest-signin' }, 'Play as guest');
       body.replaceChildren(h('form', {
         class: 'stack',
         onsubmit: (event) => {
           event.preventDefault();
+          say(error, '');
           const payload = name.value.trim() ? { name: name.value.trim() } : {};
-          finish(attempt(() => api('POST', '/auth/guest', payload), go));
+          finish(attempt(() => api('POST', '/auth/guest', payload), go, { action: 'guest', inline: (text) => say(error, text) }));
         },
-      }, name, go, h('p', { class: 'muted small' }, 'Guests can create a room and play unrated games against bots, and watch any room.')));
+      }, h('div', { class: 'field' }, name, counter), error, go,
+      h('p', { class: 'muted small' }, 'Guests play unrated games against bots and watch any room. To play with a friend, register: guests cannot join other players’ rooms.')));
     } else {
       const register = tab === 'register';
       const prefix = register ? 'register' : 'login';
-      const username = h('input', { type: 'text', required: true, placeholder: 'Username', testid: `${prefix}-username`, autocomplete: 'username' });
-      const password = h('input', { type: 'password', required: true, placeholder: 'Password', testid: `${prefix}-password`, autocomplete: register ? 'new-password' : 'current-password' });
+      const username = h('input', {
+        type: 'text', required: true, placeholder: 'Username', testid: `${prefix}-username`, autocomplete: 'username',
+        autocapitalize: 'none', spellcheck: 'false', 'aria-label': 'Username', 'aria-describedby': register ? 'username-rules' : null,
+      });
+      const password = h('input', {
+        type: 'password', required: true, placeholder: 'Password', testid: `${prefix}-password`, 'aria-label': 'Password',
+        autocomplete: register ? 'new-password' : 'current-password', 'aria-describedby': register ? 'password-rules' : null,
+      });
+      const error = formError(`${prefix}-error`);
+      const rules = register ? h('p', { class: 'field-help muted small', id: 'username-rules', testid: 'username-rules' }, `Username: ${USERNAME_RULES}`) : null;
+      const passwordRules = register ? h('p', { class: 'field-help muted small', id: 'password-rules', testid: 'password-rules' }, `Password: ${PASSWORD_RULES}`) : null;
+      if (register) {
+        // Say what is wrong while typing, once the field has been left or submitted.
+        username.addEventListener('blur', () => {
+          const problem = username.value ? usernameProblem(username.value.trim()) : null;
+          rules.classList.toggle('is-invalid', Boolean(problem));
+        });
+      }
       const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: `${prefix}-submit` }, register ? 'Create account' : 'Sign in');
       body.replaceChildren(h('form', {
         class: 'stack',
+        novalidate: true,
         onsubmit: (event) => {
           event.preventDefault();
           const payload = { username: username.value.trim(), password: password.value };
-          finish(attempt(() => api('POST', register ? '/auth/register' : '/auth/login', payload), go));
+          const problem = register
+            ? usernameProblem(payload.username) || passwordProblem(payload.password)
+            : (!payload.username || !payload.password ? 'Enter your username and password.' : null);
+          say(error, problem);
+          if (problem) return;
+          finish(attempt(() => api('POST', register ? '/auth/register' : '/auth/login', payload), go,
+            { action: prefix, inline: (text) => say(error, text) }));
         },
-      }, username, password, go, register ? h('p', { class: 'muted small' }, 'Registered players join rooms, chat, and earn an ELO rating.') : null));
+      }, username, rules, password, passwordRules, error, go,
+      register ? h('p', { class: 'muted small' }, 'Registered players join friends’ rooms, chat, and earn an ELO rating.') : null));
     }
   }
 

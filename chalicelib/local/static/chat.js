@@ -61,7 +61,7 @@ export function chatPanel(roomId) {
         event.preventDefault();
         const text = input.value.trim();
         if (!text) return;
-        const message = await attempt(() => api('POST', `/rooms/${encodeURIComponent(roomId)}/chat`, { text }), send);
+        const message = await attempt(() => api('POST', `/rooms/${encodeURIComponent(roomId)}/chat`, { text }), send, { action: 'chat' });
         if (message) {
           input.value = '';
           addChatMessage(message);

@@ -2,6 +2,7 @@
 
 import { ApiError, api } from './api.js';
 import { h } from './dom.js';
+import { errorMessage } from './messages.js';
 
 /** The whole client state. Room views come from the server and are authoritative. */
 export const state = {
@@ -27,9 +28,13 @@ export const hooks = {
   realtime: null,
 };
 
-/** Show a short message in a toast at the bottom of the screen. */
+/** Show a short message in a toast at the bottom of the screen (one of each text, two at most). */
 export function toast(message, kind = 'error') {
   const host = document.getElementById('toasts');
+  for (const old of host.querySelectorAll('.toast')) {
+    if (old.textContent === message) old.remove();
+  }
+  while (host.children.length >= 2) host.firstElementChild.remove();
   const node = h('div', { class: ['toast', `toast-${kind}`], role: kind === 'error' ? 'alert' : 'status', testid: 'toast' }, message);
   host.append(node);
   setTimeout(() => node.classList.add('leaving'), 4200);
@@ -43,10 +48,12 @@ export function navigate(hash) {
 }
 
 /**
- * Run a server call for a user action: disables the button meanwhile, shows
- * errors in a toast, and resyncs the room after a conflict.
+ * Run a server call for a user action: disables the button meanwhile, shows errors in
+ * words (messages.js) in a toast, or through `options.inline(text)` when the screen shows
+ * them beside the form, and resyncs the room after a conflict. `options.action` names the
+ * context ('login', 'join', 'chat'…) for the wording.
  */
-export async function attempt(fn, button) {
+export async function attempt(fn, button, options = {}) {
   if (button) button.disabled = true;
   try {
     return await fn();
@@ -56,8 +63,10 @@ export async function attempt(fn, button) {
       toast('Something went wrong.');
       return undefined;
     }
-    toast(err.message);
-    if (err.status === 401 && state.user) hooks.signOut(true);
+    const text = errorMessage(err, options.action || null);
+    if (options.inline) options.inline(text, err);
+    else toast(text);
+    if (err.status === 401 && state.user && options.action !== 'login') hooks.signOut(true);
     if (err.status === 409 && state.roomId) {
       const fresh = err.body && err.body.room;
       if (fresh) hooks.applyRoom(fresh);
@@ -70,8 +79,8 @@ export async function attempt(fn, button) {
 }
 
 /** POST a room action and apply the returned view. */
-export async function roomCall(method, path, body, button) {
-  const room = await attempt(() => api(method, path, body), button);
+export async function roomCall(method, path, body, button, options) {
+  const room = await attempt(() => api(method, path, body), button, options);
   if (room && room.id) hooks.applyRoom(room);
   return room;
 }

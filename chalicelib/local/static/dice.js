@@ -58,9 +58,9 @@ export function bidWords(quantity, face) {
   return `${numberWord(quantity)} ${quantity === 1 ? FACE_SINGULAR[face] : FACE_PLURAL[face]}`;
 }
 
-/** "at least 4 dice showing 3 or *". */
-export function bidMeaning(quantity, face) {
-  return `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'} showing ${face} or *`;
+/** "at least 4 dice showing 3 or *" ("… showing 3" when the room has no wildcards). */
+export function bidMeaning(quantity, face, wildcards = true) {
+  return `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'} showing ${face}${wildcards ? ' or *' : ''}`;
 }
 
 // ---- Wild Stars (SPEC-VARIANTS.md): one bidding track with star bids ----------

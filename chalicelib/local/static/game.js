@@ -10,6 +10,7 @@ import {
 import { lastReroll, livesBadge, pokerPanel, pokerReveal, claimBadge } from './poker.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
+import { initial } from './text.js';
 
 function actionPath(room) {
   return `/rooms/${encodeURIComponent(room.id)}/actions`;
@@ -49,6 +50,11 @@ const WILD_STARS = {
 /** The bidding rules of the room: classic, or Wild Stars (star bids on one track). */
 function rulesOf(room) {
   return room.settings && room.settings.rules === 'wild-stars' ? WILD_STARS : CLASSIC;
+}
+
+/** Classic rooms with a 0 % wildcard chance have no * dice: no "or *" anywhere. */
+function hasWildcards(room) {
+  return !(room.settings && room.settings.wildcard_chance === 0);
 }
 
 function isPokerRoom(room) {
@@ -99,7 +105,8 @@ function defaultBid(room) {
 
 function bidProblem(quantity, face, current, total, rules = CLASSIC) {
   if (!rules.faces.includes(face)) return 'Choose a face.';
-  if (!Number.isInteger(quantity) || quantity < 1) return 'Choose a quantity of at least 1.';
+  if (!Number.isFinite(quantity) || quantity < 1) return 'Choose a quantity of at least 1.';
+  if (!Number.isInteger(quantity)) return 'The quantity is a whole number of dice.';
   if (quantity > total) return `Only ${total} dice are in play.`;
   if (!rules.isRaise(quantity, face, current)) {
     return `${capitalize(rules.words(quantity, face))} does not beat ${rules.words(current.quantity, current.face)}.`;
@@ -173,7 +180,19 @@ function showRerollControls(room, myTurn) {
   return { box, extra };
 }
 
+/** Between rounds and during the final reveal: one short line, not a big empty card. */
+function idleBidPanel(room, mine = myPlayer(room)) {
+  const g = room.game;
+  const note = g.phase === 'break'
+    ? [`${isPokerRoom(room) ? 'Hand' : 'Round'} ${g.round} is over. Next ${isPokerRoom(room) ? 'hand' : 'round'} in `, countdown(g.break && g.break.deadline)]
+    : ['Final reveal: results in a moment…'];
+  const role = !mine ? ' You are watching.' : !isActive(mine) ? ' You keep watching.' : '';
+  return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
+    h('p', { class: 'idle-line' }, note, role));
+}
+
 function bidPanel(room) {
+  if (room.game.phase !== 'bidding') return idleBidPanel(room);
   if (isPokerRoom(room)) return pokerPanel(room, { countdown, active: isActive(myPlayer(room)) });
   const g = room.game;
   const me = room.me || {};
@@ -191,10 +210,6 @@ function bidPanel(room) {
     const why = !mine ? 'You are watching this game.' : mine.resigned ? 'You resigned: you keep watching.' : 'You are out of dice: you keep watching.';
     return h('section', { class: 'card bid-panel', testid: 'bid-panel' }, header, currentLine, h('p', { class: 'muted' }, why),
       g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act `, countdown(g.turn.deadline)) : null);
-  }
-  if (g.phase !== 'bidding') {
-    const note = g.phase === 'break' ? 'The round is over. The next round starts after the break.' : 'Final reveal…';
-    return h('section', { class: 'card bid-panel', testid: 'bid-panel' }, header, h('p', { class: 'muted' }, note));
   }
 
   // Keep the player's selection while it is still legal; start fresh each round.
@@ -239,8 +254,9 @@ function bidPanel(room) {
       preview.replaceChildren(`You bid ${wildBidWords(quantity, face)}: ${wildBidMeaning(quantity, face)}`);
     } else {
       preview.classList.remove('is-invalid');
-      preview.replaceChildren(`You bid ${bidWords(quantity, face)}: ${bidMeaning(quantity, face).replace(/\*$/, '')}`,
-        h('span', { class: 'star-glyph' }, '*'));
+      const wilds = hasWildcards(room);
+      preview.replaceChildren(`You bid ${bidWords(quantity, face)}: ${bidMeaning(quantity, face, wilds).replace(/\*$/, '')}`,
+        ...(wilds ? [h('span', { class: 'star-glyph' }, '*')] : []));
     }
     submit.disabled = !myTurn || Boolean(problem);
   }
@@ -330,7 +346,7 @@ function playerCard(room, player) {
     testid: 'player-card', dataset: { playerId: player.id },
   },
   h('div', { class: 'player-card-head' },
-    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : (player.name || '?').slice(0, 1).toUpperCase()),
+    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : initial(player.name)),
     h('span', { class: 'player-card-name' },
       h('strong', {}, player.name),
       isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
@@ -485,7 +501,7 @@ function revealSummary(room, reveal) {
     h('p', {}, h('strong', {}, bidder), ` bid ${bidWords(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
       h('strong', {}, challenger), ' called Liar!'),
     h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
-      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face} or `, h('span', { class: 'star-glyph' }, '*'),
+      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face}`, hasWildcards(room) ? [' or ', h('span', { class: 'star-glyph' }, '*')] : null,
       stood ? ': the bid stood.' : ': the bid was a lie.'),
     h('p', {}, h('strong', {}, playerName(room, reveal.loser_id)),
       reveal.penalty === 'give' ? ` gives a die to ${playerName(room, reveal.winner_id)}.` : ' discards a die.'),

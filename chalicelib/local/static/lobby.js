@@ -3,8 +3,10 @@
 import { api } from './api.js';
 import { h, mount } from './dom.js';
 import { attempt, navigate, state } from './core.js';
+import { errorMessage } from './messages.js';
 import { authCard } from './auth.js';
 import { DEFAULT_SETTINGS, settingsChips, settingsForm } from './settings.js';
+import { howToPlayButton } from './help.js';
 
 const STATUS_TABS = [['waiting', 'Waiting'], ['playing', 'Playing'], ['finished', 'Finished']];
 let pollTimer = null;
@@ -43,7 +45,7 @@ async function loadRooms(list) {
       mount(list, rooms.map(roomRow));
     }
   } catch (err) {
-    if (list.isConnected) mount(list, h('li', { class: 'empty muted' }, err.message));
+    if (list.isConnected) mount(list, h('li', { class: 'empty muted' }, errorMessage(err)));
   }
 }
 
@@ -108,7 +110,8 @@ export function renderLobby(container) {
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },
       h('div', { class: 'row-between' }, h('h2', {}, 'Rooms'),
-        h('button', { class: 'btn btn-ghost', testid: 'refresh-lobby', onclick: () => loadRooms(list) }, 'Refresh')),
+        h('span', { class: 'button-row' }, howToPlayButton(() => createSettings.rules || 'classic'),
+          h('button', { class: 'btn btn-ghost', testid: 'refresh-lobby', onclick: () => loadRooms(list) }, 'Refresh'))),
       tabs, list)));
   loadRooms(list);
   pollTimer = setInterval(() => {

@@ -37,13 +37,13 @@ export function resultsCard(room) {
   const rows = ranking.map((r) => {
     const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
     return h('tr', { class: r.player_id === me.player_id ? 'is-me' : '', testid: 'ranking-row', dataset: { playerId: r.player_id } },
-      h('td', { class: 'rank' }, ordinal(r.rank)),
-      h('td', {}, player.name, player.kind === 'bot' ? h('span', { class: 'pill pill-muted' }, 'bot') : null,
+      h('td', { class: 'rank', dataset: { label: 'Rank' } }, ordinal(r.rank)),
+      h('td', { class: 'ranking-name', dataset: { label: 'Player' } }, h('span', { class: 'name-text' }, player.name), player.kind === 'bot' ? h('span', { class: 'pill pill-muted' }, 'bot') : null,
         player.resigned ? h('span', { class: 'pill pill-muted' }, 'resigned') : null),
-      h('td', { class: 'num' }, String(player.dice_count ?? 0)),
-      h('td', { class: 'num' }, rating(r.rating_before)),
-      h('td', { class: 'num' }, rating(r.rating_after)),
-      h('td', { class: 'num' }, delta(r.rating_before, r.rating_after)));
+      h('td', { class: 'num', dataset: { label: poker ? 'Final lives' : 'Final dice' } }, String(player.dice_count ?? 0)),
+      h('td', { class: 'num', dataset: { label: 'ELO before' } }, rating(r.rating_before)),
+      h('td', { class: 'num', dataset: { label: 'ELO after' } }, rating(r.rating_after)),
+      h('td', { class: 'num', dataset: { label: 'Change' } }, delta(r.rating_before, r.rating_after)));
   });
   const follow = [];
   if (room.recreated_as) {
@@ -63,7 +63,7 @@ export function resultsCard(room) {
     h('div', { class: 'results-head' },
       h('h2', {}, 'Game over'),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'ranking-table', testid: 'ranking-table' },
+    h('div', { class: 'table-wrap' }, h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, poker ? 'Final lives' : 'Final dice'),
         h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
       h('tbody', {}, rows))),
@@ -123,8 +123,10 @@ export function eloPreviewCard(room, { collapsible = false } = {}) {
       const changes = answer.changes || [];
       mount(output, changes.length === 0
         ? h('p', { class: 'muted' }, 'No rating would change.')
-        : h('table', { class: 'elo-table' }, h('tbody', {}, changes.map((c) => h('tr', {},
-          h('td', {}, (playerById(room, c.player_id) || { name: '?' }).name),
+        : h('table', { class: 'elo-table', testid: 'elo-table' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Player'), h('th', { class: 'num' }, 'Now'), h('th', { class: 'num' }, 'Change'), h('th', { class: 'num' }, 'After'))),
+          h('tbody', {}, changes.map((c) => h('tr', {},
+          h('td', { class: 'elo-table-name' }, (playerById(room, c.player_id) || { name: '?' }).name),
           h('td', { class: 'num' }, rating(c.before)),
           h('td', { class: 'num' }, delta(c.before, c.after)),
           h('td', { class: 'num' }, rating(c.after)))))));

@@ -1,7 +1,8 @@
 // Room screen: header, status-specific body (waiting room or game), chat.
 
 import { h, mount, panel } from './dom.js';
-import { state } from './core.js';
+import { state, toast } from './core.js';
+import { howToPlayButton } from './help.js';
 import { chatPanel } from './chat.js';
 import { renderGame } from './game.js';
 import { decorate, displayRoom } from './table.js';
@@ -28,16 +29,41 @@ function headPanel(room) {
     h('h1', {}, host ? `${host.name}'s room` : 'Room'),
     h('span', { class: ['pill', `pill-${room.status}`], testid: 'room-status', dataset: { status: room.status } }, statusLabel),
     room.settings && room.settings.rules && room.settings.rules !== 'classic' ? h('span', { class: 'pill pill-muted', testid: 'room-rules' }, rulesLabel(room.settings.rules)) : null,
-    room.status !== 'closed' ? h('button', {
-      class: 'btn btn-ghost btn-small share-button', testid: 'share-room',
-      onclick: async () => {
-        const url = shareUrl(room);
-        try {
-          if (navigator.share) await navigator.share({ title: 'Liar\'s Lies', url });
-          else await navigator.clipboard.writeText(url);
-        } catch { /* cancelled */ }
-      },
-    }, 'Share link') : null);
+    h('span', { class: 'room-head-actions' },
+      howToPlayButton(() => (state.room && state.room.settings && state.room.settings.rules) || 'classic'),
+      h('button', {
+        class: 'btn btn-ghost btn-small chat-jump', testid: 'chat-jump', type: 'button',
+        onclick: () => {
+          const chat = document.querySelector("[data-testid='chat']");
+          if (!chat) return;
+          chat.scrollIntoView({ block: 'start' });
+          const input = chat.querySelector('input');
+          if (input) input.focus({ preventScroll: true });
+        },
+      }, 'Chat'),
+      room.status !== 'closed' ? h('button', {
+        class: 'btn btn-ghost btn-small share-button', testid: 'share-room', type: 'button',
+        onclick: () => shareRoom(room),
+      }, 'Share link') : null));
+}
+
+/** Share the room's link: the phone's share sheet, else the clipboard; always say what happened. */
+async function shareRoom(room) {
+  const url = shareUrl(room);
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: 'Liar\'s Lies', url });
+      return;
+    } catch (err) {
+      if (err && err.name === 'AbortError') return;
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    toast('Link copied: send it to a friend (they sign in with an account to join).', 'info');
+  } catch {
+    window.prompt('Copy this link and send it to a friend:', url);
+  }
 }
 
 /** Update the room screen from state.room. */
@@ -66,6 +92,8 @@ export function updateRoomScreen(container) {
 export function showRoomError(container, message) {
   if (!els || !els.head.isConnected) renderRoomScreen(container);
   els.body.dataset.kind = 'error';
+  // One message: no chat beside a room that is not there.
+  els.chat.hidden = true;
   mount(els.body, h('section', { class: 'card notice', testid: 'room-error' }, h('p', {}, message),
     h('a', { class: 'btn btn-secondary', href: '#/' }, 'Back to lobby')));
 }

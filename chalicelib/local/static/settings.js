@@ -61,7 +61,7 @@ export const FIELDS = [
   { name: 'dogs_life', label: "Dog's life", options: [[false, 'Off'], [true, 'On: one extra life, once per game']] },
   { name: 'starting_dice', label: 'Starting dice', options: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [n, `${n} per player`]) },
   { name: 'wildcard_chance', label: 'Wildcard chance', options: [[0, '0 %'], [5, '5 %'], [10, '10 %']] },
-  { name: 'penalty', label: 'Penalty', options: [['discard', 'Loser discards 1 die'], ['give', 'Loser gives 1 die to the winner']] },
+  { name: 'penalty', label: 'Penalty (loser of a challenge)', options: [['discard', 'Discards 1 die'], ['give', 'Gives 1 die to winner']] },
   { name: 'turn_seconds', label: 'Time per turn', options: [[15, '15 s'], [30, '30 s'], [60, '60 s']] },
   { name: 'break_seconds', label: 'Break between rounds', options: [[30, '30 s'], [60, '60 s'], [120, '120 s']] },
   { name: 'joining', label: 'Joining', options: [['open', 'Open'], ['approval', 'Host approval'], ['passcode', '4-digit passcode']] },

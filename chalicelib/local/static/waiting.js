@@ -4,6 +4,7 @@ import { h, mount, panel } from './dom.js';
 import { attempt, isRegistered, roomCall, state, toast } from './core.js';
 import { authCard } from './auth.js';
 import { botMark, isWildStars, settingsForm, settingsSummary } from './settings.js';
+import { initial } from './text.js';
 
 let botLevel = 'strong';
 const BOT_LEVELS = [
@@ -40,7 +41,11 @@ function playerRow(room, player) {
   ];
   let status;
   if (bot) {
-    status = h('span', { class: 'muted small' }, `Automatic bot${player.level ? ` · ${player.level}` : ''}`);
+    // Phones keep the level and drop the words: "strong bot" rather than "Automatic bot · strong".
+    status = player.level
+      ? h('span', { class: 'muted small player-row-status', title: 'Automatic bot' },
+        h('span', { class: 'wide-only' }, 'Automatic bot · '), player.level, h('span', { class: 'narrow-only' }, ' bot'))
+      : h('span', { class: 'muted small player-row-status' }, 'Automatic bot');
   } else {
     status = h('span', { class: ['ready-state', player.ready ? 'is-ready' : 'not-ready'] }, player.ready ? 'Ready' : 'Not ready');
   }
@@ -51,7 +56,7 @@ function playerRow(room, player) {
     }, 'Remove')
     : null;
   return h('li', { class: ['player-row', bot ? 'is-bot' : ''], testid: 'player-row', dataset: { playerId: player.id } },
-    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : (player.name || '?').slice(0, 1).toUpperCase()),
+    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : initial(player.name)),
     h('span', { class: 'player-row-name' }, h('strong', {}, player.name), ...badges),
     status, remove);
 }
@@ -127,21 +132,41 @@ function joinCard(room) {
   }
   const joining = (room.settings || {}).joining;
   const parts = [h('h2', {}, 'Join this room')];
-  if (me.request === 'denied') parts.push(h('p', { class: 'warn', testid: 'join-request-denied' }, 'The host denied your request.'));
-  const passcode = joining === 'passcode'
-    ? h('input', { type: 'text', inputmode: 'numeric', maxlength: '4', pattern: '[0-9]{4}', placeholder: 'Passcode', testid: 'join-passcode', autocomplete: 'off' })
+  const error = h('p', { class: 'form-error', role: 'alert', testid: 'join-error', hidden: true });
+  const say = (text) => { error.textContent = text || ''; error.hidden = !text; };
+  if (me.invited) {
+    // An invitation skips approval and the passcode (SPEC §1).
+    parts.push(h('p', { class: 'ok', testid: 'join-invited' }, 'You are invited: join straight away, no passcode or approval needed.'));
+  } else if (joining === 'approval' && me.request === 'denied') {
+    // The server refuses a second request: say so rather than offer a button that cannot work.
+    parts.push(h('p', { class: 'warn', testid: 'join-request-denied' },
+      'The host declined your request. You cannot ask again in this room; you can still watch, or ask the host to invite you.'));
+    return h('section', { class: 'card' }, parts);
+  }
+  const needsCode = joining === 'passcode' && !me.invited;
+  const passcode = needsCode
+    ? h('input', {
+      type: 'text', inputmode: 'numeric', maxlength: '4', pattern: '[0-9]{4}', placeholder: '4-digit passcode', testid: 'join-passcode',
+      autocomplete: 'off', 'aria-label': 'Passcode', oninput: (event) => { event.target.value = event.target.value.replace(/\D/g, '').slice(0, 4); say(''); },
+    })
     : null;
   const button = h('button', { class: 'btn btn-primary', type: 'submit', testid: 'join-room' },
-    joining === 'approval' ? 'Request to join' : 'Join room');
+    joining === 'approval' && !me.invited ? 'Request to join' : 'Join room');
   parts.push(h('form', {
     class: 'inline-form',
+    novalidate: true,
     onsubmit: (event) => {
       event.preventDefault();
-      const body = passcode ? { passcode: passcode.value.trim() } : {};
-      roomCall('POST', roomPath(room, '/join'), body, button);
+      const code = passcode ? passcode.value.trim() : '';
+      // An empty or short code is not sent: it would only use up one of the limited attempts.
+      if (passcode && !/^\d{4}$/.test(code)) { say('Enter the four digits the host gave you.'); passcode.focus(); return; }
+      say('');
+      roomCall('POST', roomPath(room, '/join'), passcode ? { passcode: code } : {}, button, { action: 'join', inline: say });
     },
   }, passcode, button));
-  if (joining === 'approval') parts.push(h('p', { class: 'muted small' }, 'The host approves each request.'));
+  parts.push(error);
+  if (needsCode) parts.push(h('p', { class: 'muted small' }, 'Ask the host for the code: a few wrong tries lock the room for you for up to 15 minutes.'));
+  if (joining === 'approval' && !me.invited) parts.push(h('p', { class: 'muted small' }, 'The host approves each request.'));
   return h('section', { class: 'card' }, parts);
 }
 
