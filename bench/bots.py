@@ -21,6 +21,7 @@ at most 6 players; Poker's cup always holds 5 dice).
     .venv/bin/python bench/bots.py                       # every suite (a few minutes, 2 cores)
     .venv/bin/python bench/bots.py --suites systems ladder
     .venv/bin/python bench/bots.py --suites classic --players 2 --opponents binomial
+    .venv/bin/python bench/bots.py --suites systems ladder --systems poker --systems-players 2
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def rows_for(args: argparse.Namespace) -> list[Row]:
         for system, extra in SYSTEMS.items():
             if system not in args.systems:
                 continue
-            for n in (2, 4):
+            for n in args.systems_players:
                 for opp in ("random", "naive"):
                     if n == 2:
                         target = 0.99 if opp == "random" else 0.80
@@ -266,6 +267,9 @@ def main() -> None:
     parser.add_argument("--opponents", nargs="+", default=["random", "naive", "binomial"])
     parser.add_argument(
         "--systems", nargs="+", default=["classic", *SYSTEMS], help="systems and ladder suites"
+    )
+    parser.add_argument(
+        "--systems-players", type=int, nargs="+", default=[2, 4], choices=[2, 4], help="systems"
     )
     parser.add_argument("--timing-samples", type=int, default=1000, help="per system; 0: skip")
     args = parser.parse_args()

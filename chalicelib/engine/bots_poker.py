@@ -71,11 +71,13 @@ class _View:
         g = view["game"]
         table = g["table"] or {}
         self.turn = int(g["turn"]["number"])
+        self.round = int(g.get("round") or 0)
         self.me = str(view["me"]["player_id"])
         self.stage = table.get("stage")
         faces = table.get("exposed") or [None] * 5
         self.exposed_pos = [i for i, f in enumerate(faces) if f is not None]
         self.exposed = [parse_face(f, "exposed") for f in faces if f is not None]
+        self.faces = [None if f is None else parse_face(f, "exposed") for f in faces]
         raw = g.get("current_bid")
         self.claimant = raw["player_id"] if raw else None
         self.claim = canonical([parse_face(f, "hand") for f in raw["hand"]]) if raw else None
@@ -140,12 +142,101 @@ def claim_probability(v: _View, kept_weight: float, memory: dict[str, Any] | Non
     With ``memory``, the mixture follows what the claimant's challenged claims showed.
     """
     assert v.claim is not None
+    known = passed_back(v, memory) if memory is not None else None
+    if known is not None:
+        rnd, kept = known
+        if kept <= 0:
+            return 0.0  # no dice they may have kept make the claim
+        if rnd >= 1:
+            return 1.0
+        assert v.claimant is not None
+        return fitted(memory or {}, v.claimant, rnd, kept)
     rnd, kept = _estimates(v.claim, v.exposed, v.claimant_rerolled())
     if kept_weight <= 0:
         return rnd
     if memory is not None and v.claimant is not None:
         return fitted(memory, v.claimant, rnd, kept)
     return (1 - kept_weight) * rnd + kept_weight * kept
+
+
+# -- the bot's own last claim (room.bot_memory["pc"][its id]) ----------------------------------
+#
+# A player remembers what they passed: the cup they held when they claimed (their own dice,
+# seen by them), which dice they left exposed, the hand (round) and how many rerolls had been
+# announced. When the cup comes back after one announced reroll of ``k`` dice by the player
+# they passed it to, the dice that were not rerolled are dice the bot knows. Nothing here reads
+# another seat's dice: only the bot's own view at its own claim. Cleared at every reveal.
+
+
+def remember_claim(v: _View, action: Action, memory: dict[str, Any]) -> None:
+    """Record the cup this seat passes with its claim (its own dice, seen in its own view)."""
+    mine = memory.setdefault("pc", {})
+    if len(v.cup) != 5 or v.stage not in ("claim", "reroll"):
+        mine.pop(v.me, None)  # passed unlooked: it knows nothing of the cup
+        return
+    gone = set(action.get("unexpose") or [])
+    exposed = sorted({*(i for i in v.exposed_pos if i not in gone), *(action.get("expose") or [])})
+    mine[v.me] = [
+        v.round,
+        len(v.rerolls),
+        "".join(str(d) for d in v.cup),
+        "".join(str(i) for i in exposed),
+    ]
+
+
+def passed_back(v: _View, memory: dict[str, Any]) -> tuple[float, float] | None:
+    """(uniform-reroll chance, best-kept chance) of the claim on the cup this seat passed.
+
+    None unless the claimant is the one this seat passed the cup to this hand and theirs is the
+    only reroll announced since. Every set of ``k`` rerolled positions consistent with the exposed
+    dice is weighed as a uniformly random pick (a fresh-roll reading) and the best one for the
+    claim (a kept-dice reading).
+    """
+    rec = memory.get("pc", {}).get(v.me)
+    if not (isinstance(rec, list) and len(rec) == 4) or v.claim is None:
+        return None
+    rnd_no, seen, cup_s, ex_s = rec
+    if rnd_no != v.round or v.claimant != v.next_id or v.players < 2:
+        return None
+    since = v.rerolls[seen:] if isinstance(seen, int) else []
+    if len(since) != 1 or since[0][0] != v.claimant or len(cup_s) != 5:
+        return None
+    k = since[0][1]
+    cup = [int(c) for c in cup_s]
+    was_out = {int(c) for c in ex_s}
+    stayed = [i for i in range(5) if i in was_out and v.faces[i] is not None]
+    free = [i for i in range(5) if i not in stayed]
+    if k > len(free):
+        return None
+    target = hand_rank(v.claim)
+    total = weight_sum = 0.0
+    best = 0.0
+    for rolled in combinations(free, k):
+        weight = 1.0
+        known: list[int] = []
+        fresh = 0
+        for i in range(5):
+            face = v.faces[i]
+            if i in rolled:
+                if face is None:
+                    fresh += 1
+                else:
+                    weight /= 6
+                    known.append(face)
+            elif face is not None and face != cup[i]:
+                weight = 0.0
+                break
+            else:
+                known.append(cup[i])
+        if weight <= 0:
+            continue
+        p = p_at_least(tuple(sorted(known)), fresh, target)
+        total += weight * p
+        weight_sum += weight
+        best = max(best, p)
+    if weight_sum <= 0:
+        return None
+    return total / weight_sum, best
 
 
 MODELS = ("fresh", "kept", "truthful")
@@ -196,6 +287,7 @@ def observe(memory: dict[str, Any], reveal: Any) -> None:
     """Score each reading of the claimant by their challenged claim; count calls (public)."""
     from .poker import bid_hand, bid_rank, parse_face
 
+    memory.pop("pc", None)  # a hand ends: nobody's last claim carries over
     extra = reveal.extra
     if extra.get("five_aces") or "cup" not in extra:
         return
@@ -403,4 +495,10 @@ def decide(
         return random_play(v, roller if roller is not None else ScriptedRoller())
     if level == "naive":
         return naive(v)
-    return play(v, level if level in ("easy", "medium") else "strong", memory or {})
+    if level in ("easy", "medium"):
+        return play(v, level, memory or {})
+    memory = {} if memory is None else memory
+    action = play(v, "strong", memory)
+    if action.get("type") == "claim":
+        remember_claim(v, action, memory)
+    return action

@@ -383,3 +383,56 @@ def test_poker_bot_decisions_are_always_legal(level: str) -> None:
             action = decide(bot_view(room, g.turn_player), level)
             game.act(room, g.turn_player, action, roller, T0)  # raises if illegal
         assert room.status == Status.FINISHED
+
+
+def test_the_strong_bot_remembers_only_its_own_claim_and_the_cup_it_passed() -> None:
+    from chalicelib.engine.rules import rule_system
+
+    rules = rule_system("poker")
+    room, roller = pk("99JQK")
+    memory = room.bot_memory  # the shared flow clears it at the reveal
+    me, other = pid(room, 0), pid(room, 1)
+    claim = rules.bot_action(bot_view(room, me), "strong", memory, SeededRoller(1))
+    assert claim["type"] == "claim"
+    # its own cup as it held it, the hand, the rerolls announced so far, its exposed dice
+    assert memory["pc"] == {me: [room.game.round, 0, "11345", ""]}
+    game.act(room, me, claim, roller, T0)
+    # the receiver has not looked: its decision records nothing (it never sees the cup)
+    rules.bot_action(bot_view(room, other), "strong", memory, SeededRoller(1))
+    assert set(memory["pc"]) == {me}
+    # passed back unlooked and unrolled with a pair of tens: the bot knows the cup holds 99JQK
+    act(room, roller, 1, type="claim", hand=list("TTQJ9"))
+    assert rules.bot_action(bot_view(room, me), "strong", {}, SeededRoller(1))["type"] == "accept"
+    remembered = rules.bot_action(bot_view(room, me), "strong", memory, SeededRoller(1))
+    assert remembered["type"] == "liar"
+    # what it remembers is its own move, not the cup now: changing the cup changes nothing
+    room.game.extra["cup"] = "66666"
+    again = rules.bot_action(bot_view(room, me), "strong", memory, SeededRoller(1))
+    assert again == remembered
+    room.game.extra["cup"] = "11345"
+    game.act(room, me, remembered, roller, T0)
+    assert room.game.last_reveal is not None and room.game.last_reveal.loser_id == other
+    assert "pc" not in room.bot_memory  # a new hand starts with nothing remembered
+
+
+def test_the_remembered_cup_counts_only_the_dice_not_rerolled() -> None:
+    from chalicelib.engine import bots_poker
+
+    room, roller = pk("AAAKQ")
+    me = pid(room, 0)
+    memory = room.bot_memory
+    claim = {"type": "claim", "hand": list("AAAKQ"), "turn": room.game.turn}
+    bots_poker.remember_claim(bots_poker._View(bot_view(room, me)), claim, memory)
+    game.act(room, me, claim, roller, T0)
+    act(room, roller, 1, type="accept")
+    roller.add_dice(h("99"))
+    act(room, roller, 1, type="reroll", dice=[3, 4])  # two of five: at least one ace is kept
+    act(room, roller, 1, type="claim", hand=list("AAAKK"))
+    got = bots_poker.passed_back(bots_poker._View(bot_view(room, me)), memory)
+    assert got is not None
+    fresh, best = got
+    # AAAKK from AAAKQ with two dice rerolled: kept AAA or AAK needs the right fresh dice,
+    # kept AKQ cannot make it at all: never certain, never nil
+    assert 0 < fresh <= best < 1
+    memory["pc"][me][0] += 1  # a record of another hand is never used
+    assert bots_poker.passed_back(bots_poker._View(bot_view(room, me)), memory) is None
