@@ -734,25 +734,30 @@ class DynamoStore:
         """Ratings of the given users (1500 for anyone without one), by BatchGetItem."""
         wanted = list(dict.fromkeys(user_ids))
         ratings = {uid: float(DEFAULT_RATING) for uid in wanted}
-        for start in range(0, len(wanted), 100):
+        for item in self._profiles(wanted, "user_id, rating"):
+            if "rating" in item:
+                ratings[item["user_id"]["S"]] = float(item["rating"]["N"])
+        return ratings
+
+    def _profiles(self, user_ids: list[str], projection: str) -> Iterator[Item]:
+        """The profile items of distinct ``user_ids`` that exist: BatchGetItem per 100 keys,
+        strongly consistent, following UnprocessedKeys until none are left."""
+        for start in range(0, len(user_ids), 100):
             keys = [
                 {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")}
-                for uid in wanted[start : start + 100]
+                for uid in user_ids[start : start + 100]
             ]
             request: dict[str, Any] = {
                 self.table_name: {
                     "Keys": keys,
                     "ConsistentRead": True,
-                    "ProjectionExpression": "user_id, rating",
+                    "ProjectionExpression": projection,
                 }
             }
             while request:
                 answer = self.client.batch_get_item(RequestItems=request)
-                for item in answer.get("Responses", {}).get(self.table_name, []):
-                    if "rating" in item:
-                        ratings[item["user_id"]["S"]] = float(item["rating"]["N"])
+                yield from answer.get("Responses", {}).get(self.table_name, [])
                 request = answer.get("UnprocessedKeys") or {}
-        return ratings
 
     def apply_ratings(self, game_key: str, changes: dict[str, float], record: JsonDict) -> bool:
         """Add each delta and store the game record in one transaction; False if done before."""
@@ -857,27 +862,12 @@ class DynamoStore:
         """Rating, rated games and guest flag of each existing user (BatchGetItem per 100)."""
         wanted = list(dict.fromkeys(user_ids))
         out: dict[str, Standing] = {}
-        for start in range(0, len(wanted), 100):
-            keys = [
-                {"pk": _s(f"USER#{uid}"), "sk": _s("PROFILE")}
-                for uid in wanted[start : start + 100]
-            ]
-            request: dict[str, Any] = {
-                self.table_name: {
-                    "Keys": keys,
-                    "ConsistentRead": True,
-                    "ProjectionExpression": "user_id, rating, games, guest",
-                }
-            }
-            while request:
-                answer = self.client.batch_get_item(RequestItems=request)
-                for item in answer.get("Responses", {}).get(self.table_name, []):
-                    out[item["user_id"]["S"]] = Standing(
-                        rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
-                        games=int(item.get("games", {}).get("N", "0")),
-                        guest=bool(item.get("guest", {}).get("BOOL", False)),
-                    )
-                request = answer.get("UnprocessedKeys") or {}
+        for item in self._profiles(wanted, "user_id, rating, games, guest"):
+            out[item["user_id"]["S"]] = Standing(
+                rating=float(item.get("rating", {}).get("N", DEFAULT_RATING)),
+                games=int(item.get("games", {}).get("N", "0")),
+                guest=bool(item.get("guest", {}).get("BOOL", False)),
+            )
         return out
 
     def get_player_stats(self, user_id: str) -> PlayerStats:
