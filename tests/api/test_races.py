@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from chalicelib.engine.errors import DomainError
-from chalicelib.errors import ApiError
+from chalicelib.errors import ApiError, domain_status
 from chalicelib.service import Caller, Service
 from tests.api.conftest import Env
 
@@ -34,7 +34,7 @@ def _race(
         except ApiError as e:
             result = f"{e.status}:{e.code}"
         except DomainError as e:
-            result = f"{e.status}:{e.code}"
+            result = f"{domain_status(e)}:{e.code}"
         with lock:
             outcomes[result] += 1
 

@@ -13,6 +13,7 @@ from chalicelib.engine.errors import DomainError
 from chalicelib.engine.poker import ALL_HANDS, FACE_NAMES, NOT_ACCEPTED
 from chalicelib.engine.room import create_room, join, set_ready, start
 from chalicelib.engine.views import room_view
+from chalicelib.errors import domain_status
 from tests.engine.helpers import T0, pid, user
 
 TURN_MS = 30_000
@@ -58,7 +59,7 @@ def answer(room: Any, roller: Any, seat: int, action: dict[str, Any]) -> tuple[A
     try:
         act(room, roller, seat, **action)
     except DomainError as err:
-        return type(err).__name__, err.status, err.code, err.message, err.field
+        return type(err).__name__, domain_status(err), err.code, err.message, err.field
     return ("accepted",)
 
 
