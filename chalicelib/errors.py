@@ -42,6 +42,7 @@ from chalicelib.ports import (
     UserExists,
     UsernameTaken,
 )
+from chalicelib.wire import error_body
 
 JsonDict = dict[str, Any]
 
@@ -140,12 +141,8 @@ def retry_after(exc: BaseException) -> int | None:
     return None
 
 
-def body(code: str, message: str, field: str | None = None) -> JsonDict:
-    """The API's error body."""
-    err: JsonDict = {"code": code, "message": message}
-    if field is not None:
-        err["field"] = field
-    return {"error": err}
+body = error_body
+"""The API's error body (``wire.error_body``)."""
 
 
 def _validation(err: ValidationError) -> tuple[int, JsonDict]:

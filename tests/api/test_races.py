@@ -61,7 +61,7 @@ def test_conflicting_actions_for_one_turn_apply_exactly_once(api_env: Env) -> No
         for u in (ua, ub)
         if p["user_id"] == u["id"]
     }
-    service = Service()
+    service = Service(env.deps)
     applied = 0
     conflicts: Counter[str] = Counter()
     for step in range(6):
@@ -103,7 +103,7 @@ def test_a_lost_write_answers_409_with_the_current_view(api_env: Env) -> None:
     tb, _ = env.register("lossb")
     rid = env.ok("POST", "/rooms", {}, ta, 201)["id"]
     env.ok("POST", f"/rooms/{rid}/join", {}, tb)
-    service = Service()
+    service = Service(env.deps)
     real_save = env.store.save_room
 
     def save_after_someone_else(*args: Any, **kwargs: Any) -> int:
