@@ -574,7 +574,7 @@ class Service:
             except DomainError:
                 if advanced:
                     with contextlib.suppress(VersionConflict):
-                        self._run(self._commit(room, version, before, advanced, invited))
+                        self._with_effects(self._commit(room, version, before, advanced, invited))
                 else:
                     effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 raise
@@ -582,7 +582,7 @@ class Service:
                 effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 return Committed(room, version)
             try:
-                return self._run(self._commit(room, version, before, events, invited))
+                return self._with_effects(self._commit(room, version, before, events, invited))
             except VersionConflict as lost:
                 if caller is not None:
                     raise self._lost_race(lost.current, caller.user_id) from None
@@ -590,7 +590,7 @@ class Service:
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
         raise conflict("the room is busy; try again")
 
-    def _run(self, done: Committed) -> Committed:
+    def _with_effects(self, done: Committed) -> Committed:
         """Run a committed change's effects; the committed value."""
         effects.run(self.deps, done.effects)
         return done
