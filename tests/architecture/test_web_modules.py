@@ -119,3 +119,21 @@ def test_only_the_registry_loads_system_modules() -> None:
             # a system module may use the shared pieces, never another system's module
             siblings = re.findall(r"""from\s+['"]\./([\w-]+)\.js['"]""", text)
             assert siblings == [], f"{path.name} imports {siblings}"
+
+
+def test_the_installed_package_ships_every_web_client_file() -> None:
+    """pyproject's package data covers every file the client serves (none is left behind)."""
+    import fnmatch
+    import tomllib
+
+    setuptools = tomllib.loads((WEB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "web" in setuptools["packages"]["find"]["include"]
+    data = setuptools["package-data"]
+    served = _client_files()
+    assert served
+    for path in served:
+        package = ".".join(path.parent.relative_to(WEB.parent).parts)
+        globs = data.get(package, [])
+        assert any(fnmatch.fnmatch(path.name, g) for g in globs), (
+            f"web/{path.relative_to(WEB)} is not package data of {package!r}"
+        )
