@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from chalicelib.local.server import LocalServer
 from tests.browser.support import by_testid
 
 pytestmark = pytest.mark.browser
@@ -56,8 +55,9 @@ DESCRIBE = """async () => {
 
 
 def test_every_registered_system_module_exports_the_system_interface(
-    server: LocalServer, browser: Browser
+    server: Any, browser: Browser
 ) -> None:
+    """``server`` is conftest.py's local server (only its ``url`` is used)."""
     context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []
