@@ -371,16 +371,9 @@ class Service:
         if user is None or user.guest or user.username is None:
             raise not_found("no registered user has that username", "unknown_user")
         stats = self.store.get_player_stats(user.id)
-        return {
-            "username": user.username,
-            "name": user.name,
-            "rating": stats.rating,
-            "rated_games": stats.games,
-            "wins": stats.finishes.get(1, 0),
-            "best_finish": min(stats.finishes) if stats.finishes else None,
-            "listed": stats.games >= LEADERBOARD_MIN_GAMES,
-            "recent": self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES),
-        }
+        recent = self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES)
+        listed = stats.games >= LEADERBOARD_MIN_GAMES
+        return wire.profile(user.username, user.name, stats, listed, recent)
 
     def ticket(self, caller: Caller) -> JsonDict:
         """A single-use WebSocket ticket."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 
 from chalicelib.engine.model import Room
 from chalicelib.engine.views import iso, room_view
-from chalicelib.ports import UserRecord
+from chalicelib.ports import PlayerStats, UserRecord
 
 JsonDict = dict[str, Any]
 Event = dict[str, Any]
@@ -166,7 +166,7 @@ def me(record: UserRecord, rating: float | None, invitations: list[JsonDict]) ->
 
 
 def preferences(continue_mode: str) -> JsonDict:
-    """``{"preferences": {"continue_mode"}}`` inside ``me``; the answer of setting them."""
+    """``{"continue_mode"}``: the preferences in ``me`` and in the answer of setting them."""
     return {"continue_mode": continue_mode}
 
 
@@ -194,4 +194,20 @@ def leaderboard(min_games: int, rows: list[JsonDict]) -> JsonDict:
             {"rank": i, "name": r["name"], "rating": r["rating"], "games": r["games"]}
             for i, r in enumerate(rows, start=1)
         ],
+    }
+
+
+def profile(
+    username: str, name: str, stats: PlayerStats, listed: bool, recent: list[JsonDict]
+) -> JsonDict:
+    """A registered player's public profile: rating, rated games, wins, best finish, recent."""
+    return {
+        "username": username,
+        "name": name,
+        "rating": stats.rating,
+        "rated_games": stats.games,
+        "wins": stats.finishes.get(1, 0),
+        "best_finish": min(stats.finishes) if stats.finishes else None,
+        "listed": listed,
+        "recent": recent,
     }
