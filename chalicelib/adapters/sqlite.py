@@ -44,15 +44,11 @@ from decimal import Context, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.adapters.dynamo import (
-    DEFAULT_RATING,
-    INVITATION_TTL_SECONDS,
-    MAX_RATING_CHANGES,
-    chat_message,
-    lobby_sort_key,
-    new_chat_id,
-    ticket_key,
-)
+from chalicelib.adapters.dynamo.chat import chat_message, new_chat_id
+from chalicelib.adapters.dynamo.connections import ticket_key
+from chalicelib.adapters.dynamo.records import DEFAULT_RATING, MAX_RATING_CHANGES
+from chalicelib.adapters.dynamo.rooms import lobby_sort_key
+from chalicelib.adapters.dynamo.users import INVITATION_TTL_SECONDS
 from chalicelib.ports import (
     Clock,
     Connection,
