@@ -4,27 +4,16 @@
 |--------------|----------------|---------------|--------------------------|
 | chat message | ROOM#<room_id> | CHAT#<msg_id> | user_id, name, text, at  |
 
-Messages come back as ``{"id", "user": {"id", "name"}, "text", "at"}`` (``chat_message``).
+The store returns ``ports.ChatMessage`` records; ``chalicelib.wire.chat_message`` makes the
+shape clients see.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
 
 from chalicelib.adapters.dynamo._table import Item, Table, key, n, s
-from chalicelib.ports import JsonDict
-
-
-def chat_message(msg_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
-    """A chat message as the API shows it (``at`` in ISO 8601 UTC with ``Z``)."""
-    at = datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(timespec="milliseconds")
-    return {
-        "id": msg_id,
-        "user": {"id": user_id, "name": name},
-        "text": text,
-        "at": at.replace("+00:00", "Z"),
-    }
+from chalicelib.ports import ChatMessage
 
 
 def new_chat_id(at_ms: int) -> str:
@@ -35,8 +24,10 @@ def new_chat_id(at_ms: int) -> str:
 class DynamoChat(Table):
     """The ChatStore port on the table."""
 
-    def append_chat(self, room_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
-        """Store a message; return ``{"id", "user": {"id", "name"}, "text", "at"}``."""
+    def append_chat(
+        self, room_id: str, user_id: str, name: str, text: str, at_ms: int
+    ) -> ChatMessage:
+        """Store a message (one conditional PutItem) and return it."""
         msg_id = new_chat_id(at_ms)
         self.client.put_item(
             TableName=self.table_name,
@@ -50,11 +41,11 @@ class DynamoChat(Table):
             # A message id is used once: a collision must not replace another message.
             ConditionExpression="attribute_not_exists(sk)",
         )
-        return chat_message(msg_id, user_id, name, text, at_ms)
+        return ChatMessage(msg_id, user_id, name, text, at_ms)
 
     def list_chat(
         self, room_id: str, after_id: str | None = None, limit: int = 50
-    ) -> list[JsonDict]:
+    ) -> list[ChatMessage]:
         """Messages in order: the latest ``limit``, or the first ``limit`` after ``after_id``."""
         if limit <= 0:
             return []
@@ -87,11 +78,11 @@ class DynamoChat(Table):
         return [_message(it) for it in items]
 
 
-def _message(item: Item) -> JsonDict:
-    return chat_message(
-        item["sk"]["S"][len("CHAT#") :],
-        item["user_id"]["S"],
-        item["name"]["S"],
-        item["text"]["S"],
-        int(item["at"]["N"]),
+def _message(item: Item) -> ChatMessage:
+    return ChatMessage(
+        id=item["sk"]["S"][len("CHAT#") :],
+        user_id=item["user_id"]["S"],
+        name=item["name"]["S"],
+        text=item["text"]["S"],
+        at_ms=int(item["at"]["N"]),
     )
