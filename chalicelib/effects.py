@@ -150,7 +150,7 @@ Effect = (
 )
 
 
-# --- the planner -----------------------------------------------------------------------------------
+# --- the planner ---------------------------------------------------------------------------------
 
 
 def plan(
@@ -180,7 +180,7 @@ def plan(
     return planned
 
 
-# --- the executor ----------------------------------------------------------------------------------
+# --- the executor --------------------------------------------------------------------------------
 
 
 def run(deps: Deps, effects: Iterable[Effect]) -> None:
@@ -248,7 +248,7 @@ def _invite(deps: Deps, effect: AddInvitation) -> None:
     )
 
 
-# --- pushes ----------------------------------------------------------------------------------------
+# --- pushes --------------------------------------------------------------------------------------
 
 
 def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) -> int:
@@ -291,7 +291,7 @@ def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:
     return _fan_out(deps, room_id, lambda _user: payload)
 
 
-# --- wake-ups --------------------------------------------------------------------------------------
+# --- wake-ups ------------------------------------------------------------------------------------
 
 
 def schedule_next(room: Room, version: int, *, deps: Deps) -> int | None:

@@ -903,7 +903,9 @@ class Service:
         if after is not None and (len(after) > 64 or not after.isprintable()):
             raise ApiError(400, "invalid_input", "after must be a message id", field="after")
         self._load(room_id)
-        return {"messages": self.store.list_chat(room_id, after, 50)}
+        return {
+            "messages": [wire.chat_message(m) for m in self.store.list_chat(room_id, after, 50)]
+        }
 
     def post_chat(self, caller: Caller, room_id: str, body: str) -> JsonDict:
         """A registered user posts (length and rate limited); pushed to everyone watching."""
@@ -926,7 +928,8 @@ class Service:
             self.now(),
         ):
             raise rate_limited("you are sending messages too fast")
-        message = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
+        stored = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
+        message = wire.chat_message(stored)
         effects.run(self.deps, [effects.PublishChat(room_id, message)])
         return message
 

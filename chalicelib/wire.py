@@ -2,10 +2,11 @@
 
 The room view is ``engine.views.room_view`` (one function, ARCHITECTURE.md decision 2); here
 it is only stamped with its version and the server's clock (``view``). Everything else a
-client receives is shaped here: the WebSocket pushes (``room_message``, ``chat_push``), the
-WebSocket answers and errors, the messages a client sends over the WebSocket, the error
-body of every 4xx/503, and the small REST answers (session, ticket, lobby entries, profile).
-Pure functions of their inputs: no store, no clock, no handler.
+client receives is shaped here: the JSON of what the store keeps (a chat message), the
+WebSocket pushes (``room_message``, ``chat_push``), the WebSocket answers and errors, the
+messages a client sends over the WebSocket, the error body of every 4xx/503, and the small
+REST answers (session, ticket, lobby entries, profile). Pure functions of their inputs: no
+store, no clock, no handler.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 
 from chalicelib.engine.model import Room
 from chalicelib.engine.views import iso, room_view
-from chalicelib.ports import PlayerStats, UserRecord
+from chalicelib.ports import ChatMessage, PlayerStats, UserRecord
 
 JsonDict = dict[str, Any]
 Event = dict[str, Any]
@@ -27,7 +28,7 @@ MAX_PUSH_BYTES = 32 * 1024
 """API Gateway WebSocket frames are 32 KB: every pushed message stays strictly below."""
 
 
-# --- the room view on the wire ------------------------------------------------------------------
+# --- the room view on the wire -------------------------------------------------------------------
 
 
 def view(room: Room, version: int, user_id: str | None, now: int | None = None) -> JsonDict:
@@ -43,7 +44,20 @@ def view(room: Room, version: int, user_id: str | None, now: int | None = None) 
     return out
 
 
-# --- WebSocket pushes and answers ---------------------------------------------------------------
+# --- what the store keeps, as clients see it -----------------------------------------------------
+
+
+def chat_message(message: ChatMessage) -> JsonDict:
+    """``{"id", "user": {"id", "name"}, "text", "at"}``, ``at`` in ISO 8601 UTC with ``Z``."""
+    return {
+        "id": message.id,
+        "user": {"id": message.user_id, "name": message.name},
+        "text": message.text,
+        "at": iso(message.at_ms),
+    }
+
+
+# --- WebSocket pushes and answers ----------------------------------------------------------------
 
 
 def encoded_size(message: Mapping[str, Any]) -> int:
@@ -82,7 +96,7 @@ def error_message(code: str, message: str, **extra: Any) -> JsonDict:
     return {"type": "error", "error": {"code": code, "message": message}, **extra}
 
 
-# --- what a client sends over the WebSocket -------------------------------------------------------
+# --- what a client sends over the WebSocket ------------------------------------------------------
 
 RoomId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
 
@@ -126,7 +140,7 @@ CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 CLIENT_ACTIONS = ("subscribe", "unsubscribe", "tick", "ping")
 
 
-# --- errors -------------------------------------------------------------------------------------
+# --- errors --------------------------------------------------------------------------------------
 
 
 def error_body(code: str, message: str, field: str | None = None) -> JsonDict:
@@ -137,7 +151,7 @@ def error_body(code: str, message: str, field: str | None = None) -> JsonDict:
     return {"error": err}
 
 
-# --- REST answers -------------------------------------------------------------------------------
+# --- REST answers --------------------------------------------------------------------------------
 
 
 def user(record: UserRecord) -> JsonDict:
