@@ -137,8 +137,8 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """All settings as a plain dict (passcode included: the view decides who sees it).
 
-        A setting a rule system owns appears only in rooms of that system (or when changed
-        from its default), so rooms of other systems look exactly as they did before it existed.
+        A setting a rule system owns appears only in rooms of that system (or when set to a
+        value other than its default), so other rooms look as they did before that system.
         """
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         own = SYSTEM_SETTINGS.get(self.rules, ())
