@@ -22,10 +22,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
-
-from .actions import BidAction, LiarAction
+from .actions import ActionRequest, BidAction, LiarAction
 from .errors import InvalidAction, NoBidToChallenge
+from .events import BidPlaced, LiarCalled, Move
 from .state import WILD, Die, RevealRow
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ class TurnOutcome:
     current bid and joins the round's hidden history.
     """
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Move] = field(default_factory=list)
     bid: Bid | None = None
     next_player: Player | None = None
     reveal: Reveal | None = None
@@ -91,7 +90,7 @@ class RuleSystem(Protocol):
 
     name: str
     turn_actions: tuple[str, ...]
-    action_bodies: tuple[type[BaseModel], ...]
+    action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
 
     def deal(self, room: Table, roller: Roller) -> None:
@@ -162,7 +161,7 @@ class BiddingRules:
     """
 
     turn_actions: tuple[str, ...] = ("bid", "liar")
-    action_bodies: tuple[type[BaseModel], ...] = (BidAction, LiarAction)
+    action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
 
     def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
@@ -210,13 +209,12 @@ class BiddingRules:
         if kind == "bid":
             extras = self.bid_extras(room, player, action)
             bid = self.place_bid(room, player, action, roller)
-            event = {"type": "bid_placed", **self.bid_view(bid), **extras}
+            event = BidPlaced({**self.bid_view(bid), **extras})
             return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
         if kind == "liar":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Liar! on")
-            event = {"type": "liar_called", "player_id": player.id}
-            return TurnOutcome([event], reveal=self.resolve(room, player))
+            return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
         raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
