@@ -46,7 +46,7 @@ from ...dice import Roller
 from ...errors import IllegalBid, InvalidAction, WrongPhase
 from ...events import BidPlaced, LiarCalled, Move
 from ...rules import RoomSettings, Table, TurnOutcome
-from ...state import Bid, Die, Player, Reveal, RevealRow
+from ...state import Call, Die, Player, Reveal, RevealRow
 from . import bot
 from .actions import AcceptAction, ClaimAction, RerollAction, StopAction
 from .events import ClaimAccepted, DiceRerolled, RollsStopped
@@ -55,12 +55,13 @@ from .hands import (
     CATEGORIES,
     FACE_NAMES,
     FIVE_ACES_RANK,
+    Claim,
     better_claim,
-    bid_hand,
     bid_of,
     bid_rank,
     canonical,
     category,
+    claim_of,
     faces_out,
     hand_rank,
     parse_claim,
@@ -164,17 +165,22 @@ class PokerRules:
         self._set(room, [_die(roller) for _ in range(5)], [])
         self._show_to(room, room.player(game.opener))
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
-        """Poker has claims, not bids."""
-        raise InvalidAction("Poker Liar Dice has claims: use type claim", field="type")
-
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
+    def bid_view(self, bid: Call) -> dict[str, Any]:
         """A claim as its full hand and category."""
+        claim = claim_of(bid)
         return {
-            "player_id": bid.player_id,
-            "hand": faces_out(bid_hand(bid)),
-            "category": CATEGORIES[bid.quantity],
+            "player_id": claim.player_id,
+            "hand": faces_out(claim.hand),
+            "category": CATEGORIES[claim.category],
         }
+
+    def call_from_dict(self, d: dict[str, Any]) -> Claim:
+        """Claims are stored like bids (category and hand code): see ``Claim``."""
+        return Claim.from_dict(d)
+
+    def call_from_row(self, player_id: str, row: list[Any]) -> Claim:
+        """A claim's row is ``[category, hand code]``."""
+        return Claim.from_row(player_id, row)
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
         """Stage, cup holder, exposed dice by position, announced rerolls, lives."""
@@ -344,7 +350,7 @@ class PokerRules:
                 p.name,
                 [],
                 [],
-                [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
+                [b.row() for b in game.round_bids if b.player_id == p.id],
             )
             for p in room.players
             if p.in_game or any(b.player_id == p.id for b in game.round_bids)
@@ -428,7 +434,7 @@ class PokerRules:
         """The strong bot learns how often each player's challenged claims were true."""
         bot.observe(memory, reveal)
 
-    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
         """Reveal rows hold no dice in Poker Liar Dice (the lifted cup is in the extras)."""
         return []
 
