@@ -36,6 +36,7 @@ from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
 from chalicelib.engine import records as round_records
 from chalicelib.engine import room as lobby
+from chalicelib.engine.commands import Command
 from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError, NotAPlayer
 from chalicelib.engine.model import Room, Status
@@ -827,7 +828,7 @@ class Service:
         done = self.change_room(room_id, change, caller=caller, gather=read_continue_modes)
         return self._answer(done, user.id)
 
-    def act(self, caller: Caller, room_id: str, action: JsonDict) -> JsonDict:
+    def act(self, caller: Caller, room_id: str, action: Command | JsonDict) -> JsonDict:
         """A player's bid, Liar!, agree or resign (``turn`` guards bid and Liar!)."""
 
         def change(room: Room) -> list[Event]:
