@@ -170,7 +170,7 @@ def claim_probability(v: _View, kept_weight: float, memory: dict[str, Any] | Non
     if kept_weight <= 0:
         return rnd
     if memory is not None and v.claimant is not None:
-        return fitted(memory, v.claimant, rnd, kept, v.me)
+        return fitted(memory, v.claimant, rnd, kept, v.me, v.claimant_rerolled() is None)
     return (1 - kept_weight) * rnd + kept_weight * kept
 
 
@@ -270,6 +270,8 @@ MODELS = ("fresh", "kept", "truthful")
 PRIOR_MODELS = (0.45, 0.4, 0.15)
 """Three readings of a claimant, with prior weights: their hidden dice are a fresh roll (a
 wild bluffer), their kept dice carry the claim, or they are truthful beyond that."""
+PRIOR_OPENING = (0.8, 0.15, 0.05)
+"""The same for a claim made on a cup the claimant rolled (the hand's first claim)."""
 DECAY_AT = 60
 
 
@@ -280,24 +282,30 @@ def _model_chances(rnd: float, kept: float) -> tuple[float, float, float]:
 
 
 def fitted(
-    memory: dict[str, Any], player_id: str, rnd: float, kept: float, me: str | None = None
+    memory: dict[str, Any],
+    player_id: str,
+    rnd: float,
+    kept: float,
+    me: str | None = None,
+    opening: bool = False,
 ) -> float:
     """The claim's chance, weighing the three readings by how well each foretold the player's
     challenged claims (Bayes: each reading's log-likelihood is kept per player, in milli-nats)
     and, for the bot ``me``, the claims it saw for itself (``own_evidence``).
     """
-    weights = reading_weights(memory, player_id, me)
+    weights = reading_weights(memory, player_id, me, opening)
     return sum(w * c for w, c in zip(weights, _model_chances(rnd, kept), strict=True))
 
 
 def reading_weights(
-    memory: dict[str, Any], player_id: str | None, me: str | None = None
+    memory: dict[str, Any], player_id: str | None, me: str | None = None, opening: bool = False
 ) -> list[float]:
     """The three readings' posterior weights for a claimant (summing to 1): the public record
     of their challenged claims, plus what the bot ``me`` saw of their claims itself."""
     s = _stats(memory, player_id) if player_id else [0] * STAT_LEN
     own = _own(memory, me, player_id) if me and player_id else [0] * OWN_LEN
-    logs = [math.log(w) + (s[1 + i] + own[1 + i]) / 1000 for i, w in enumerate(PRIOR_MODELS)]
+    prior = PRIOR_OPENING if opening else PRIOR_MODELS
+    logs = [math.log(w) + (s[1 + i] + own[1 + i]) / 1000 for i, w in enumerate(prior)]
     # a player who answers claims regardless of their odds says little with their own claims
     logs[0] += s[WILD] / 1000
     top = max(logs)
@@ -621,7 +629,9 @@ def beat_after_accepting(v: _View, memory: dict[str, Any]) -> float:
         keep = rest[: hidden - min(0 if rerolled is None else rerolled, hidden)]
         kept = beat_after(tuple(sorted(ex + tuple(keep))), hidden - len(keep), ex, target)
     truthful = max(kept, beat_chance(v.claim, v.exposed))
-    weights = reading_weights(memory, v.claimant)
+    weights = reading_weights(
+        memory, v.claimant, v.me, cups is None and v.claimant_rerolled() is None
+    )
     return sum(w * b for w, b in zip(weights, (fresh, kept, truthful), strict=True))
 
 
