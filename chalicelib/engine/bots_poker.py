@@ -374,14 +374,10 @@ def observe(memory: dict[str, Any], reveal: Any) -> None:
     caller[4] += 1
     caller[5] += 1
     caller[WILD] += wild_evidence(True, rnd, kept)
-    for me, rec in memory.pop("pa", {}).items():
-        # a claim a strong bot made this hand was accepted: the one who accepted it rerolled
-        rolls = extra.get("rerolls", [])
-        if not (isinstance(rec, list) and len(rec) == 5) or rec[0] != reveal.round:
-            continue
-        seen, receiver = rec[1], rec[2]
-        if receiver != me and len(rolls) > seen and rolls[seen]["player_id"] == receiver:
-            counters(receiver)[WILD] += wild_evidence(False, rec[3] / 1000, rec[4] / 1000)
+    rolls = [(r["player_id"], r["count"]) for r in extra.get("rerolls", [])]
+    for me in list(memory.get("pa", {})):
+        accepted_claim(memory, me, reveal.round, rolls)
+    memory.pop("pa", None)
     for s in stats.values():
         if max(s[0], s[4]) > DECAY_AT:
             s[:] = [x // 2 for x in s]
@@ -401,6 +397,25 @@ def wild_evidence(called: bool, rnd: float, kept: float) -> int:
     """Milli-nats for "answers at random" from one answer to a claim with these public chances."""
     weigher = 1.1 - 1.5 * rnd if called else 1.5 * kept - 0.1
     return round(1000 * math.log(0.5 / min(max(weigher, 0.05), 0.95)))
+
+
+def accepted_claim(
+    memory: dict[str, Any], me: str, round_no: int, rolls: list[tuple[str, int]]
+) -> None:
+    """If the claim bot ``me`` noted was accepted (the receiver's reroll is announced), score
+    that acceptance as evidence of answering at random; the note is used once."""
+    rec = memory.get("pa", {}).get(me)
+    if not (isinstance(rec, list) and len(rec) == 5) or rec[0] != round_no:
+        return
+    seen, receiver = rec[1], rec[2]
+    if receiver == me or len(rolls) <= seen or rolls[seen][0] != receiver:
+        return
+    del memory["pa"][me]
+    stats = memory.setdefault("pk", {})
+    s = stats.get(receiver)
+    if not (isinstance(s, list) and len(s) == STAT_LEN):
+        s = stats[receiver] = [0] * STAT_LEN
+    s[WILD] += wild_evidence(False, rec[3] / 1000, rec[4] / 1000)
 
 
 def note_own_claim(v: _View, action: Action, memory: dict[str, Any]) -> None:
@@ -733,6 +748,7 @@ def decide(
     memory = {} if memory is None else memory
     if v.stage == "reroll":
         checked_on_looking(v, memory)
+    accepted_claim(memory, v.me, v.round, v.rerolls)  # seen as soon as the cup comes back
     action = play(v, "strong", memory)
     if action.get("type") == "claim":
         remember_claim(v, action, memory)

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from chalicelib.engine import bots_poker
+from chalicelib.engine import bots_poker, game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Reveal
 from chalicelib.engine.poker import ACE, bid_of, hand_rank
 from chalicelib.engine.rules import rule_system
 from chalicelib.engine.views import bot_view
-from tests.engine.helpers import pid
+from tests.engine.helpers import T0, pid
 from tests.engine.test_poker import act, h, pk, stage
 
 
@@ -114,8 +114,13 @@ def test_accepting_a_strong_bots_claim_that_even_the_kept_dice_make_unlikely_rea
     roller.add_dice(h("A"))
     act(room, roller, 1, type="reroll", dice=[4])
     act(room, roller, 1, type="claim", hand=list("AAAAA"))
-    act(room, roller, 0, type="liar")
-    assert memory["pk"][other][bots_poker.WILD] > 2000
+    # the cup comes back: the acceptance counts at once, in this hand
+    answer = rules.bot_action(bot_view(room, me), "strong", memory, SeededRoller(1))
+    evidence = memory["pk"][other][bots_poker.WILD]
+    assert evidence > 2000
+    game.act(room, me, answer, roller, T0)
+    assert room.game is not None and room.game.last_reveal is not None
+    assert memory["pk"][other][bots_poker.WILD] == evidence  # counted once
 
 
 def test_an_unknown_players_opening_claim_is_read_mostly_as_a_fresh_roll() -> None:
