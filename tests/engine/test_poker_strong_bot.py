@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib.engine import bots_poker, game
+from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Reveal
-from chalicelib.engine.poker import ACE, bid_of, hand_rank
-from chalicelib.engine.rules import rule_system
+from chalicelib.engine.systems import rule_system
+from chalicelib.engine.systems.poker import bot as bots_poker
+from chalicelib.engine.systems.poker.hands import ACE, bid_of, hand_rank
 from chalicelib.engine.views import bot_view
 from tests.engine.helpers import T0, pid
 from tests.engine.test_poker import act, h, pk, stage

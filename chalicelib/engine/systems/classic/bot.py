@@ -1,0 +1,323 @@
+"""Classic bots: decisions from the bot's own player view only (SPEC §8).
+
+``decide(view, level, memory, roller)`` sees exactly what a player in that seat sees: its own
+dice, every player's dice count, the current bid and who made it, the settings and completed
+reveals (through ``memory``, the opponent model that ``observe`` builds from public reveals).
+The current round's earlier bids are hidden from bots as from everyone. docs/BOTS.md explains
+how each level plays; the levels are:
+
+- ``strong`` (default): weighs every option by what it costs in dice. Calling Liar! costs the
+  chance that the current bid is true, estimated from its own dice, the binomial law of the
+  unseen dice (wildcards included) and what the bid suggests about the bidder's hand (learned
+  per opponent: bluff rate and how strongly honest bids lean on the hand). A raise costs the
+  chance that the next player calls it and it is false (their call habits are learned too), plus
+  a share of the risk if the round goes on; raises that leave the next player little room are
+  worth more. Against a rival who seldom calls (learned), the round going on is priced as
+  their easiest answer, one more on our face, which we would then face ourselves: so it does
+  not escalate against a bot that believes and echoes its bids. The weights follow the penalty mode (winning a challenge gains a die under
+  *give*) and the number of players. Calls are pure; the raise is a mixed choice drawn from the
+  roller among near-best raises and an occasional cheap bluff on a face it does not hold, so
+  its bids do not read its hand (a roller that always draws 0 plays the pure best reply).
+- ``easy``: the plain binomial estimate from its own dice only, a gullible calling threshold
+  and random plausible raises: beatable, still sensible.
+
+Bench-only levels (``random``, ``naive``, ``binomial``, see ``bot_baselines``) are dispatched
+here too so the benchmark can play them through the real engine; the API only offers
+``easy`` and ``strong``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ...bot_model import (
+    CALL_BINS,
+    DEFAULT_CALL_RATE,
+    Seat,
+    bidder_pmf,
+    call_rates,
+    legal_raises,
+    lowest_raise,
+    pmf,
+    read_view,
+    tail_at,
+    tail_table,
+)
+from ...bot_model import observe as _observe
+from ...dice import Roller
+from ...state import Reveal
+from . import bot_baselines
+
+Action = dict[str, Any]
+
+ECHO = 5.0
+"""How much a rival who seldom calls makes us price the round going on (module docstring)."""
+EASY_CALL_BELOW = 0.3
+"""The easy bot believes bids more than it should."""
+CONT_BASE, CONT_ROOM = 0.05, 0.1
+"""Heads-up, the chance of losing a round that goes on after our raise: more when our raise
+leaves room for a comfortable answer (scaled down with more players, who share the risk).
+Small on purpose: the benchmark showed that the immediate risk of being called dominates."""
+MIX_BEST, MIX_NEAR, MIX_TEMPERATURE, MIX_MARGIN = 1000, 300, 0.01, 0.03
+"""Mixed raises: the best raise weighs 1000; a raise that costs ``gap`` dice more weighs
+``300·exp(-gap / 0.01)`` while the gap is at most 0.03 dice (an exact tie: 30 % of the best)."""
+BLUFF_WEIGHT, BLUFF_TEMPERATURE, BLUFF_MARGIN = 100, 0.1, 0.15
+"""Cheap bluffs: the cheapest raise on a face we hold none of weighs ``100·exp(-gap / 0.1)``
+when it costs at most 0.15 dice more than the best one (the best is on a face we hold)."""
+
+
+def _bid(seat: Seat, quantity: int, face: int) -> Action:
+    return {"type": "bid", "quantity": quantity, "face": face, "turn": seat.turn}
+
+
+def _liar(seat: Seat) -> Action:
+    return {"type": "liar", "turn": seat.turn}
+
+
+# -- easy -------------------------------------------------------------------------------------
+
+
+def easy(seat: Seat, roller: Roller) -> Action:
+    """Plain binomial estimate, gullible calls, a random raise among the plausible ones."""
+    if seat.current is not None:
+        q, f = seat.current
+        if tail_at(tail_table(seat.unseen, seat.p_milli), q - seat.mine[f]) < EASY_CALL_BELOW:
+            return _liar(seat)
+    raises = legal_raises(seat.current, seat.total, extra=1)
+    if not raises:
+        return _liar(seat)
+    table = tail_table(seat.unseen, seat.p_milli)
+    plausible = [b for b in raises if tail_at(table, b[0] - seat.mine[b[1]]) >= 0.5] or raises
+    return _bid(seat, *plausible[roller.below(len(plausible))])
+
+
+# -- strong -----------------------------------------------------------------------------------
+
+
+def _interpolate(rates: tuple[float, ...], probability: float) -> float:
+    """A smooth call rate from per-bin rates (bin centres at 0.1, 0.3, ...)."""
+    x = probability * CALL_BINS - 0.5
+    if x <= 0:
+        # below the first bin's centre the rate rises to certainty: anyone calls a bid that
+        # cannot be true from their seat (a learned low rate there comes from near misses)
+        return rates[0] + (1 - rates[0]) * min(-x / 0.5, 1.0)
+    if x >= CALL_BINS - 1:
+        return rates[-1]
+    i = int(x)
+    t = x - i
+    return rates[i] * (1 - t) + rates[i + 1] * t
+
+
+class _Beliefs:
+    """Per-decision beliefs: for each face, the next player's count and everyone else's."""
+
+    def __init__(self, seat: Seat, memory: dict[str, Any]) -> None:
+        self.seat = seat
+        p = seat.p_milli
+        self.next_id = seat.next_id
+        self.n_next = seat.counts.get(seat.next_id or "", 0)
+        others = seat.unseen - self.n_next
+        self.plain_next = pmf(self.n_next, p)
+        self.plain_others = tail_table(others, p)
+        self.lean_next: tuple[float, ...] | None = None
+        self.lean_others: dict[int, float] | None = None
+        self.rest: tuple[float, ...] = ()
+        self.bidder_dist: tuple[float, ...] = ()
+        bidder = seat.bidder
+        if bidder is not None and bidder != seat.me and bidder in seat.counts:
+            n_b = seat.counts[bidder]
+            dist = bidder_pmf(memory, bidder, n_b, p)
+            if bidder == seat.next_id:
+                self.lean_next = dist
+            else:
+                self.bidder_dist = dist
+                self.rest = tail_table(others - n_b, p)
+                self.lean_others = {}
+        self.rates = call_rates(memory, seat.next_id)
+        self.view_next = tail_table(seat.total - self.n_next, p)
+
+    def others_at_least(self, face: int, k: int) -> float:
+        """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
+        cur = self.seat.current
+        if self.lean_others is None or cur is None or face != cur[1]:
+            return tail_at(self.plain_others, k)
+        if k <= 0:
+            return 1.0
+        got = self.lean_others.get(k)
+        if got is None:
+            got = sum(w * tail_at(self.rest, k - i) for i, w in enumerate(self.bidder_dist))
+            self.lean_others[k] = got
+        return got
+
+    def next_dist(self, face: int) -> tuple[float, ...]:
+        """Our belief about how many of the next player's dice count toward ``face``."""
+        cur = self.seat.current
+        if self.lean_next is not None and cur is not None and face == cur[1]:
+            return self.lean_next
+        return self.plain_next
+
+    def p_true(self, quantity: int, face: int) -> float:
+        """Chance that at least ``quantity`` dice in play count toward ``face``."""
+        need = quantity - self.seat.mine[face]
+        if need <= 0:
+            return 1.0
+        return sum(
+            w * self.others_at_least(face, need - j) for j, w in enumerate(self.next_dist(face))
+        )
+
+    def raise_outcome(self, quantity: int, face: int) -> tuple[float, float, float, float]:
+        """(P(called and false), P(called and true), P(not called), P(one more is true))."""
+        need = quantity - self.seat.mine[face]
+        lose = win = calls = room = 0.0
+        rates = self.rates
+        for j, w in enumerate(self.next_dist(face)):
+            if w < 1e-9:
+                continue
+            true = self.others_at_least(face, need - j)
+            room += w * self.others_at_least(face, need + 1 - j)
+            c = _interpolate(rates, tail_at(self.view_next, quantity - j))
+            calls += w * c
+            win += w * c * true
+            lose += w * c * (1 - true)
+        return lose, win, 1 - calls, room
+
+
+def _candidates(seat: Seat) -> list[tuple[int, int]]:
+    """Raises worth scoring: on each face, from the lowest legal bid to a little past the mean."""
+    p = seat.p_milli / 1000
+    out: list[tuple[int, int]] = []
+    for face in range(1, 7):
+        low = lowest_raise(seat.current, face)
+        expected = round(seat.mine[face] + seat.unseen * p)
+        high = min(seat.total, max(low + 2, expected + 1), low + 6)
+        out.extend((q, face) for q in range(low, high + 1))
+    return out
+
+
+def _best(scored: list[tuple[float, int, int]]) -> tuple[float, int, int]:
+    """The cheapest raise; the first in candidate order among (near-)exact ties."""
+    best = scored[0]
+    for c in scored:
+        if c[0] < best[0] - 1e-12:
+            best = c
+    return best
+
+
+def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, int, int]]:
+    """Integer weights for a mixed choice among raises: the best first, then near-best, a bluff.
+
+    The best raise (first of the cheapest, in candidate order) weighs ``MIX_BEST``; every other
+    raise within ``MIX_MARGIN`` of it weighs less the more it costs (a softmax on the cost gap),
+    and the cheapest raise on a face we hold none of is added as a cheap bluff when its gap is
+    within ``BLUFF_MARGIN`` and we have more than one die left (a lost bluff on the last die is
+    the game). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
+    """
+    best = _best(scored)
+    out = [(MIX_BEST, best[1], best[2])]
+    bluff: tuple[float, int, int] | None = None
+    for cost, q, f in scored:
+        if (q, f) == (best[1], best[2]):
+            continue
+        gap = cost - best[0]
+        if gap <= MIX_MARGIN:
+            w = round(MIX_NEAR * math.exp(-gap / MIX_TEMPERATURE))
+            if w > 0:
+                out.append((w, q, f))
+                continue
+        if seat.mine[f] == 0 and (bluff is None or cost < bluff[0]):
+            bluff = (cost, q, f)
+    if bluff is not None and len(seat.own) > 1 and seat.mine[best[2]] > 0:
+        gap = bluff[0] - best[0]
+        if gap <= BLUFF_MARGIN:
+            w = round(BLUFF_WEIGHT * math.exp(-gap / BLUFF_TEMPERATURE))
+            if w > 0:
+                out.append((w, bluff[1], bluff[2]))
+    return out
+
+
+def _pick(weighted: list[tuple[int, int, int]], roller: Roller) -> tuple[int, int]:
+    """A weighted draw from the roller (no draw when there is a single option)."""
+    if len(weighted) == 1:
+        return weighted[0][1], weighted[0][2]
+    r = roller.below(sum(w for w, _, _ in weighted))
+    for w, q, f in weighted:
+        if r < w:
+            return q, f
+        r -= w
+    raise AssertionError("unreachable: the draw is below the total weight")
+
+
+def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
+    """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
+    beliefs = _Beliefs(seat, memory)
+    players = max(seat.players, 2)
+    give = seat.penalty == "give"
+    # What a won challenge is worth against a lost one: under give the winner gains a die;
+    # heads-up the game is zero-sum, so the weight does not change the ranking of options.
+    gain = 1.0 if give else (1.0 if players == 2 else 0.25)
+    share = 2 / players
+    # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
+    # and the easiest answer is one more on our face, which we then face ourselves.
+    rates = beliefs.rates
+    reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
+    echo = ECHO * min(max(reluctance, 0.0), 1.0)
+    scored: list[tuple[float, int, int]] = []
+    for q, f in _candidates(seat):
+        lose, win, carry_on, room = beliefs.raise_outcome(q, f)
+        # the echo: they answer one more on our face, and we call that
+        cont = CONT_BASE + CONT_ROOM * room + echo * (room * (1 + gain) - gain)
+        cost = lose - gain * win + carry_on * share * cont
+        scored.append((cost, q, f))
+    if seat.current is not None:
+        p_true = beliefs.p_true(*seat.current)
+        if not scored or p_true - gain * (1 - p_true) <= _best(scored)[0]:
+            return _liar(seat)
+    return _bid(seat, *_pick(_weigh(seat, scored), roller))
+
+
+def medium(seat: Seat) -> Action:
+    """The strong bot's scoring with nothing read or learned, always the best reply.
+
+    It scores calls and raises like the strong bot, but takes the bidder's hand as plain
+    dice (the bid says nothing about it), uses the prior call rates for everyone and never
+    mixes or bluffs: a sound, readable player.
+    """
+    from dataclasses import replace
+
+    from ...dice import ScriptedRoller
+
+    return strong(replace(seat, bidder=None), {}, ScriptedRoller())
+
+
+# -- dispatch ---------------------------------------------------------------------------------
+
+_BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
+    "random": bot_baselines.random_play,
+    "naive": lambda seat, roller: bot_baselines.naive(seat),
+    "binomial": lambda seat, roller: bot_baselines.binomial(seat),
+    "always-call": lambda seat, roller: bot_baselines.always_call(seat),
+    "always-bluff": lambda seat, roller: bot_baselines.always_bluff(seat),
+    "honest-reader": lambda seat, roller: bot_baselines.honest_reader(seat),
+}
+
+
+def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
+    """Choose a legal action for the seat the view belongs to."""
+    seat = read_view(view)
+    # The wildcard chance is public; observe() needs it to judge past decisions.
+    memory["w"] = int(view["settings"]["wildcard_chance"])
+    if level == "easy":
+        return easy(seat, roller)
+    if level == "medium":
+        return medium(seat)
+    baseline = _BASELINES.get(level)
+    if baseline is not None:
+        return baseline(seat, roller)
+    return strong(seat, memory, roller)
+
+
+def observe(memory: dict[str, Any], reveal: Reveal) -> None:
+    """Learn each player's tendencies from a completed reveal (public information)."""
+    _observe(memory, reveal)

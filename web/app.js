@@ -1,0 +1,308 @@
+// Liar's Lies web client: routing, session, realtime wiring and timers.
+
+import { Realtime, api, getToken, noteServerTime, serverNow, setToken } from './api.js';
+import { onView, setRerender } from './table.js';
+import { h, mount } from './dom.js';
+import { formatSeconds, hooks, state, toast } from './core.js';
+import { renderLobby, stopLobby } from './lobby.js';
+import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
+import { addChatMessage, loadChat } from './chat.js';
+import { errorMessage } from './messages.js';
+import { initial } from './text.js';
+import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
+import { loadSystems } from './systems/index.js';
+
+const main = document.getElementById('app');
+const userBox = document.getElementById('header-user');
+const connection = document.getElementById('connection');
+const connectionLabel = document.getElementById('connection-label');
+
+const FINAL_REVEAL_MS = 3000;
+
+// ---- session ------------------------------------------------------------------
+
+async function loadMe() {
+  if (!getToken()) {
+    state.user = null;
+    state.me = null;
+    return;
+  }
+  try {
+    const me = await api('GET', '/me');
+    state.me = me;
+    state.user = me.user;
+  } catch (err) {
+    if (err.status === 401) {
+      setToken(null);
+      state.user = null;
+      state.me = null;
+    } else if (!state.user) {
+      toast(errorMessage(err));
+    }
+  }
+}
+
+function renderHeader() {
+  if (!state.user) {
+    mount(userBox, h('span', { class: 'muted small' }, 'Not signed in'));
+    return;
+  }
+  const rating = state.me && state.me.rating ? state.me.rating['liars-lies'] : null;
+  mount(userBox,
+    h('span', { class: 'user-chip', testid: 'current-user' },
+      h('span', { class: 'avatar small', 'aria-hidden': 'true' }, initial(state.user.name)),
+      h('span', { class: 'user-name' }, state.user.name),
+      state.user.guest ? h('span', { class: 'pill pill-muted' }, 'guest') : null,
+      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: 'ELO rating' }, `ELO ${Math.round(rating)}`) : null),
+    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, 'Sign out'));
+}
+
+async function signedIn(answer) {
+  setToken(answer.token);
+  state.user = answer.user;
+  await loadMe();
+  renderHeader();
+  realtime.restart();
+  rerenderForNewViewer();
+  toast(`Signed in as ${state.user ? state.user.name : 'guest'}.`, 'info');
+}
+
+function signOut(expired) {
+  setToken(null);
+  state.user = null;
+  state.me = null;
+  renderHeader();
+  realtime.restart();
+  rerenderForNewViewer();
+  toast(expired ? 'Your session ended. Please sign in again.' : 'Signed out.', 'info');
+}
+
+function rerenderForNewViewer() {
+  if (state.roomId) {
+    // Views are per viewer: drop the old one and fetch ours.
+    state.room = null;
+    renderRoomScreen(main);
+    refreshRoom();
+  } else {
+    route();
+  }
+}
+
+// ---- rooms ----------------------------------------------------------------------
+
+function applyRoom(room, events) {
+  if (!room || room.id !== state.roomId) return;
+  if (state.room && typeof room.version === 'number' && room.version < state.room.version) return;
+  noteServerTime(room.server_time);
+  onView(room, events);
+  const justFinished = room.status === 'finished' && state.room && state.room.status !== 'finished';
+  state.room = room;
+  // Ratings change when a game ends: refresh the header's rating.
+  if (justFinished && state.user) loadMe().then(renderHeader);
+  updateRoomScreen(main);
+}
+
+async function refreshRoom() {
+  const roomId = state.roomId;
+  if (!roomId) return;
+  try {
+    const room = await api('GET', `/rooms/${encodeURIComponent(roomId)}`);
+    applyRoom(room);
+  } catch (err) {
+    if (state.roomId !== roomId) return;
+    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist (it may have expired).' : errorMessage(err));
+  }
+}
+
+function enterRoom(roomId) {
+  leaveRoom();
+  stopLobby();
+  state.roomId = roomId;
+  state.room = null;
+  state.chat = [];
+  state.chatIds = new Set();
+  state.bid = { quantity: null, face: null };
+  renderRoomScreen(main);
+  realtime.subscribe(roomId);
+  refreshRoom();
+  loadChat(roomId);
+}
+
+function leaveRoom() {
+  if (!state.roomId) return;
+  realtime.unsubscribe(state.roomId);
+  document.title = "Liar's Lies";
+  state.roomId = null;
+  state.room = null;
+}
+
+// ---- routing ----------------------------------------------------------------------
+
+function parseRoute() {
+  const path = (location.hash.replace(/^#/, '') || '/').split('?')[0];
+  const replay = path.match(/^\/rooms\/([^/?#]+)\/replay$/);
+  if (replay) return { name: 'replay', roomId: decodeURIComponent(replay[1]) };
+  if (path === '/leaderboard') return { name: 'leaderboard' };
+  const user = path.match(/^\/users\/([^/?#]+)$/);
+  if (user) return { name: 'profile', username: decodeURIComponent(user[1]) };
+  const match = path.match(/^\/rooms\/([^/?#]+)/);
+  if (match) return { name: 'room', roomId: decodeURIComponent(match[1]) };
+  return { name: 'lobby' };
+}
+
+function route() {
+  const current = parseRoute();
+  if (current.name === 'replay' || current.name === 'leaderboard' || current.name === 'profile') {
+    leaveRoom();
+    stopLobby();
+    if (current.name === 'replay') renderReplay(main, current.roomId);
+    else if (current.name === 'leaderboard') renderLeaderboard(main);
+    else renderProfile(main, current.username);
+  } else if (current.name === 'room') {
+    if (state.roomId !== current.roomId) enterRoom(current.roomId);
+    else updateRoomScreen(main);
+  } else {
+    leaveRoom();
+    renderLobby(main);
+    // Fresh invitations and rating whenever the lobby opens.
+    if (state.user) {
+      loadMe().then(() => {
+        renderHeader();
+        if (!state.roomId && state.me && (state.me.invitations || []).length) renderLobby(main);
+      });
+    }
+  }
+  window.scrollTo(0, 0);
+}
+
+// ---- realtime ---------------------------------------------------------------------
+
+let lastWsError = { text: '', at: 0 };
+
+function onMessage(message) {
+  switch (message.type) {
+    case 'room':
+      applyRoom(message.room, message.events);
+      break;
+    case 'chat':
+      if (message.room_id === state.roomId) addChatMessage(message.message);
+      break;
+    case 'error': {
+      const error = message.error || {};
+      console.warn('websocket error', error);
+      // Timer races are routine; an unknown room is already said on the room screen.
+      if (['stale_turn', 'not_due', 'unknown_room', 'unknown_connection'].includes(error.code)) break;
+      const text = errorMessage({ code: error.code, status: 0, message: error.message });
+      if (text !== lastWsError.text || Date.now() - lastWsError.at > 10000) {
+        lastWsError = { text, at: Date.now() };
+        toast(text);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+const realtime = new Realtime({
+  onMessage,
+  onStatus: (status) => {
+    state.connection = status;
+    connection.dataset.status = status;
+    const label = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
+    connection.title = label;
+    connectionLabel.textContent = label;
+    connectionLabel.dataset.status = status;
+  },
+  onConnected: () => {
+    // Anything may have happened while we were away: resync over REST.
+    if (state.roomId) {
+      refreshRoom();
+      loadChat(state.roomId);
+    }
+  },
+});
+
+// ---- timers -------------------------------------------------------------------------
+
+const tickState = { key: null, sent: 0, nextAt: 0 };
+const finalSeen = { version: null, at: 0 };
+
+function activeDeadline(room) {
+  const g = room && room.game;
+  if (!g || room.status !== 'playing') return null;
+  if (g.phase === 'bidding' && g.turn && g.turn.deadline) return Date.parse(g.turn.deadline);
+  if (g.phase === 'break' && g.break && g.break.deadline) return Date.parse(g.break.deadline);
+  if (g.phase === 'final_reveal') {
+    if (g.deadline) return Date.parse(g.deadline);
+    // The view carries no deadline for the fixed final reveal: count from when we saw it.
+    if (finalSeen.version !== room.version) {
+      finalSeen.version = room.version;
+      finalSeen.at = serverNow();
+    }
+    return finalSeen.at + FINAL_REVEAL_MS;
+  }
+  return null;
+}
+
+function sendTick(room, viaRest) {
+  if (!viaRest && realtime.send({ action: 'tick', room_id: room.id })) return;
+  api('POST', `/rooms/${encodeURIComponent(room.id)}/tick`).then(applyRoom).catch(() => {});
+}
+
+function timerLoop() {
+  const now = serverNow();
+  for (const node of document.querySelectorAll('[data-deadline]')) {
+    const left = Date.parse(node.dataset.deadline) - now;
+    const text = Number.isNaN(left) ? '—' : formatSeconds(left);
+    if (node.textContent !== text) node.textContent = text;
+    node.classList.toggle('urgent', left < 5000);
+  }
+  // When our countdown ends, ask the server to apply the deadline (its clock decides).
+  const room = state.room;
+  const deadline = activeDeadline(room);
+  if (deadline === null || Number.isNaN(deadline) || now < deadline) return;
+  const key = `${room.id}|${room.version}|${deadline}`;
+  if (tickState.key !== key) {
+    tickState.key = key;
+    tickState.sent = 0;
+    tickState.nextAt = 0;
+  }
+  if (tickState.sent < 6 && now >= tickState.nextAt) {
+    sendTick(room, tickState.sent > 0);
+    tickState.sent += 1;
+    tickState.nextAt = now + 1000 * tickState.sent;
+  }
+}
+
+setInterval(timerLoop, 250);
+
+// Without a live connection, poll the room so play goes on.
+setInterval(() => {
+  if (state.roomId && !realtime.open && !document.hidden) refreshRoom();
+}, 3000);
+
+// ---- start ----------------------------------------------------------------------------
+
+hooks.applyRoom = applyRoom;
+// The live table redraws as each event's moment comes.
+setRerender(() => {
+  if (state.roomId && state.room) updateRoomScreen(main);
+});
+hooks.refreshRoom = refreshRoom;
+hooks.signedIn = signedIn;
+hooks.signOut = signOut;
+hooks.render = () => {
+  if (state.roomId) updateRoomScreen(main);
+  else route();
+};
+hooks.realtime = realtime;
+
+(async function start() {
+  // The rule systems' modules (systems/<rules>.js) come first: every screen asks them.
+  await Promise.all([loadSystems(), loadMe()]);
+  window.addEventListener('hashchange', route);
+  renderHeader();
+  realtime.restart();
+  route();
+}());

@@ -1,0 +1,153 @@
+// Final results: ranking, rating changes, ELO preview and the dice progress chart.
+
+import { h, mount } from './dom.js';
+import { api } from './api.js';
+import { attempt, navigate, playerById } from './core.js';
+import { diceProgressChart } from './chart.js';
+import { replayLink } from './records.js';
+import { capitalize } from './play.js';
+import { roomSystem } from './systems/index.js';
+
+function roomPath(room, suffix) {
+  return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
+}
+
+function ordinal(n) {
+  const rest = n % 100;
+  if (rest >= 11 && rest <= 13) return `${n}th`;
+  return `${n}${{ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th'}`;
+}
+
+function delta(before, after) {
+  if (typeof before !== 'number' || typeof after !== 'number') return h('span', { class: 'muted' }, '—');
+  const change = Math.round((after - before) * 10) / 10;
+  const sign = change > 0 ? '+' : change < 0 ? '−' : '±';
+  return h('span', { class: ['delta', change > 0 ? 'up' : change < 0 ? 'down' : ''] }, `${sign}${Math.abs(change)}`);
+}
+
+function rating(value) {
+  return typeof value === 'number' ? String(Math.round(value * 10) / 10) : '—';
+}
+
+/** The final results card of a finished room. */
+export function resultsCard(room) {
+  const results = room.results || { ranking: [], dice_progress: [] };
+  const ranking = [...(results.ranking || [])].sort((a, b) => a.rank - b.rank);
+  const winner = ranking.length ? playerById(room, ranking[0].player_id) : null;
+  const rated = typeof room.rated === 'boolean' ? room.rated : ranking.some((r) => typeof r.rating_before === 'number');
+  const me = room.me || {};
+  // "Final dice" or "Final lives", "Dice progress" by round or "Lives progress" by hand: the system's words.
+  const { round, pieces } = roomSystem(room).terms;
+  const final = `Final ${pieces}`;
+  const rows = ranking.map((r) => {
+    const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
+    return h('tr', { class: r.player_id === me.player_id ? 'is-me' : '', testid: 'ranking-row', dataset: { playerId: r.player_id } },
+      h('td', { class: 'rank', dataset: { label: 'Rank' } }, ordinal(r.rank)),
+      h('td', { class: 'ranking-name', dataset: { label: 'Player' } }, h('span', { class: 'name-text' }, player.name), player.kind === 'bot' ? h('span', { class: 'pill pill-muted' }, 'bot') : null,
+        player.resigned ? h('span', { class: 'pill pill-muted' }, 'resigned') : null),
+      h('td', { class: 'num', dataset: { label: final } }, String(player.dice_count ?? 0)),
+      h('td', { class: 'num', dataset: { label: 'ELO before' } }, rating(r.rating_before)),
+      h('td', { class: 'num', dataset: { label: 'ELO after' } }, rating(r.rating_after)),
+      h('td', { class: 'num', dataset: { label: 'Change' } }, delta(r.rating_before, r.rating_after)));
+  });
+  const follow = [];
+  if (room.recreated_as) {
+    follow.push(h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}`, testid: 'follow-recreated' }, 'Go to the new room'));
+  } else if (me.player_id) {
+    const button = h('button', {
+      class: 'btn btn-primary', testid: 'recreate-room',
+      onclick: async () => {
+        const fresh = await attempt(() => api('POST', roomPath(room, '/recreate')), button);
+        if (fresh && fresh.id) navigate(`#/rooms/${encodeURIComponent(fresh.id)}`);
+      },
+    }, 'Play again (new room)');
+    follow.push(button);
+  }
+  follow.push(replayLink(room.id));
+  follow.push(h('a', { class: 'btn btn-ghost', href: '#/leaderboard', testid: 'results-leaderboard' }, 'Leaderboard'));
+  follow.push(h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby'));
+  return h('section', { class: 'card results', testid: 'final-results' },
+    h('div', { class: 'results-head' },
+      h('h2', {}, 'Game over'),
+      winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
+    h('div', { class: 'table-wrap' }, h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, final),
+        h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
+      h('tbody', {}, rows))),
+    rated ? null : h('p', { class: 'muted small' }, 'Unrated game: guest rooms and games with a single human change no ratings.'),
+    h('h3', {}, `${capitalize(pieces)} progress`),
+    diceProgressChart(room, results.dice_progress || [], { what: capitalize(pieces), step: capitalize(round) }),
+    h('p', { class: 'small' }, replayLink(room.id, `Replay these ${round}s`, 'replay-from-chart')),
+    me.player_id ? eloPreviewCard(room, { collapsible: true }) : null,
+    h('div', { class: 'button-row' }, follow));
+}
+
+/**
+ * ELO changes preview: the participant orders players (ranks already fixed stay
+ * put) and asks the server what that finishing order would change.
+ */
+export function eloPreviewCard(room, { collapsible = false } = {}) {
+  const players = [...(room.players || [])];
+  const size = players.length;
+  const fixed = new Map(players.filter((p) => p.rank).map((p) => [p.rank, p]));
+  const free = players.filter((p) => !p.rank).sort((a, b) => b.dice_count - a.dice_count || a.seat - b.seat);
+  // order[i] is the player at finishing position i + 1.
+  const order = [];
+  let next = 0;
+  for (let position = 1; position <= size; position += 1) {
+    order.push(fixed.get(position) || free[next++] || null);
+  }
+  const list = h('ol', { class: 'elo-order', testid: 'elo-order' });
+  const output = h('div', { class: 'elo-output', testid: 'elo-output' });
+
+  function move(index, step) {
+    let target = index + step;
+    while (target >= 0 && target < order.length && order[target] && order[target].rank) target += step;
+    if (target < 0 || target >= order.length) return;
+    [order[index], order[target]] = [order[target], order[index]];
+    draw();
+  }
+
+  function draw() {
+    mount(list, order.map((player, index) => {
+      if (!player) return null;
+      const locked = Boolean(player.rank);
+      return h('li', { class: ['elo-item', locked ? 'is-locked' : ''] },
+        h('span', { class: 'elo-pos' }, ordinal(index + 1)),
+        h('span', { class: 'elo-name' }, player.name),
+        locked ? h('span', { class: 'muted small', title: 'This rank is final' }, 'final') : h('span', { class: 'button-row' },
+          h('button', { type: 'button', class: 'btn btn-ghost btn-small', 'aria-label': `Move ${player.name} up`, onclick: () => move(index, -1) }, '↑'),
+          h('button', { type: 'button', class: 'btn btn-ghost btn-small', 'aria-label': `Move ${player.name} down`, onclick: () => move(index, 1) }, '↓')));
+    }));
+  }
+  draw();
+
+  const button = h('button', {
+    class: 'btn btn-secondary', testid: 'elo-preview-submit',
+    onclick: async () => {
+      const body = { order: order.filter(Boolean).map((p) => p.id) };
+      const answer = await attempt(() => api('POST', roomPath(room, '/elo-preview'), body), button);
+      if (!answer) return;
+      const changes = answer.changes || [];
+      mount(output, changes.length === 0
+        ? h('p', { class: 'muted' }, 'No rating would change.')
+        : h('table', { class: 'elo-table', testid: 'elo-table' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Player'), h('th', { class: 'num' }, 'Now'), h('th', { class: 'num' }, 'Change'), h('th', { class: 'num' }, 'After'))),
+          h('tbody', {}, changes.map((c) => h('tr', {},
+          h('td', { class: 'elo-table-name' }, (playerById(room, c.player_id) || { name: '?' }).name),
+          h('td', { class: 'num' }, rating(c.before)),
+          h('td', { class: 'num' }, delta(c.before, c.after)),
+          h('td', { class: 'num' }, rating(c.after)))))));
+    },
+  }, 'Preview ELO changes');
+
+  const content = room.rated === false
+    ? [h('p', { class: 'muted small', testid: 'elo-unrated' }, 'This game is unrated (guest room or bots only): no rating changes.')]
+    : [h('p', { class: 'muted small' }, 'Arrange a finishing order to see the rating changes it would produce. Final ranks are locked.'),
+      list, button, output];
+  if (collapsible) {
+    return h('details', { class: 'card elo-card', testid: 'elo-preview' }, h('summary', {}, 'ELO changes preview'), content);
+  }
+  return h('section', { class: 'card elo-card', testid: 'elo-preview' }, h('h3', {}, 'ELO changes preview'), content);
+}
+
