@@ -12,12 +12,14 @@ the cup. Levels (docs/BOTS.md):
   presumably carry the claim) and calls below 35 %.
 - ``strong``: reads each claimant three ways (their hidden dice are a fresh roll; the dice
   they kept carry the claim; they are truthful beyond that), weighed by how well each reading
-  foretold that player's challenged claims (Bayes, from public reveals). It calls when the claim's chance of being false beats
-  its own chance of surviving if it accepts (how likely it can then beat the claim truly, or
-  pass a believable lie). After accepting it picks the reroll that gives the best chance of
-  a hand above the claim (every subset of its hidden dice, exactly). It claims its true hand
-  when that beats the claim; otherwise the most believable lie, exposing the dice of its
-  cup that the lie contains when that makes it more believable to the receiver.
+  foretold that player's challenged claims (Bayes, from public reveals), by the claims it
+  checked itself, and by whether the claimant answers claims at random. It calls when the
+  claim's chance of being true is below its chance of losing the hand if it accepts (the cup,
+  under each reading, rerolled at best, fails to beat the claim and the lie it then passes is
+  called). After accepting it picks the reroll that gives the best chance of a hand above the
+  claim (every subset of its hidden dice, exactly). It claims its true hand when that beats
+  the claim; otherwise the most believable lie, exposing the dice of its cup that the lie
+  contains when that makes it more believable to the receiver.
 
 Bench-only baselines: ``random`` (uniformly random choices at every stage) and ``naive``
 (believes a claim when a fresh roll of the hidden dice makes it at least half the time,
@@ -389,8 +391,9 @@ def observe(memory: dict[str, Any], reveal: Any) -> None:
 # seldom accepts one that even the dice the claimant kept make unlikely; someone who answers
 # at random does either half the time. Each call (from the reveal) and each acceptance of a
 # strong bot's claim (``"pa"[bot]``: the claim's public chances, noted when it claimed) adds
-# log(½ / the odds-weigher's chance of that answer) to the answerer's ``WILD`` evidence; its
-# positive part counts for the fresh-roll reading of their own claims (``reading_weights``).
+# log(½ / the odds-weigher's chance of that answer) to the answerer's ``WILD`` evidence, which
+# is added to the fresh-roll reading of their own claims (``reading_weights``): positive for
+# someone who answers at random, zero or negative for someone who weighs the odds.
 
 
 def wild_evidence(called: bool, rnd: float, kept: float) -> int:
@@ -429,7 +432,7 @@ def note_own_claim(v: _View, action: Action, memory: dict[str, Any]) -> None:
     claim = canonical([parse_face(f, "hand") for f in hand])
     gone = set(action.get("unexpose") or [])
     shown = [i for i in v.exposed_pos if i not in gone] + list(action.get("expose") or [])
-    faces = [v.faces[i] if v.faces[i] is not None else v.cup[i] for i in shown] if v.cup else []
+    faces = [v.faces[i] if v.faces[i] is not None else (v.cup[i] if v.cup else None) for i in shown]
     if v.stage == "claim" and v.rerolls and v.rerolls[-1][0] == v.me:
         rerolled: int | None = v.rerolls[-1][1]
     else:
