@@ -187,7 +187,7 @@ def start_server(
     storage: str, data_dir: str | None, paced: bool = False
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``liars-dice serve --port 0`` on ``storage`` in a child process; it and its URL."""
-    command = [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"]
+    command = [sys.executable, "-m", "liars_local.cli", "serve", "--port", "0"]
     command += ["--storage", storage] + (["--data", data_dir] if data_dir else [])
     # every game's guest signs in from this one loopback address
     env = {**os.environ, "GUEST_PER_SOURCE": "100000"}

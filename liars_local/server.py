@@ -47,10 +47,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
-from chalicelib.local.notifier import LocalManagementApi, LocalNotifier
-from chalicelib.local.timers import LocalTimers
 from chalicelib.ports import Store
 from chalicelib.settings import get_settings, reset_settings
+from liars_local.notifier import LocalManagementApi, LocalNotifier
+from liars_local.timers import LocalTimers
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ SWEEP_SECONDS = 600.0
 #: few only make each request wait longer for its turn (and hold SQLite's write lock longer).
 WORKER_THREADS = 8
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parents[1] / "chalicelib" / "local" / "static"
 LOCAL_TABLE_NAME = "liars-lies-local"
 LOCAL_REGION = "us-east-1"
 WS_STAGE = "ws"
