@@ -14,6 +14,7 @@ Only loopback traffic; every loop is bounded.
     .venv/bin/python bench/local.py --games 20
     .venv/bin/python bench/local.py --games 20 --storage sqlite --rounds 3
     .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
+    .venv/bin/python bench/local.py --games 20 --storage sqlite --compare /tmp/local-before
 """
 
 from __future__ import annotations
@@ -183,11 +184,25 @@ async def run(base_url: str, games: int, starting_dice: int, max_actions: int) -
     return figures
 
 
+def server_module(tree: Path) -> str:
+    """The local server's CLI module in the source tree ``tree`` (it moved out of chalicelib)."""
+    return (
+        "liars_local.cli" if (tree / "liars_local" / "cli.py").is_file() else "chalicelib.local.cli"
+    )
+
+
 def start_server(
-    storage: str, data_dir: str | None, paced: bool = False
+    storage: str, data_dir: str | None, paced: bool = False, tree: Path = REPO
 ) -> tuple[subprocess.Popen[str], str]:
-    """Start ``liars-dice serve --port 0`` on ``storage`` in a child process; it and its URL."""
-    command = [sys.executable, "-m", "liars_local.cli", "serve", "--port", "0"]
+    """Start ``liars-dice serve --port 0`` on ``storage`` from ``tree`` in a child process.
+
+    The child runs with ``tree`` as its working directory, so ``python -m`` imports that
+    tree's code (an older checkout too) before the installed one, with the Python of
+    ``tree/.venv`` when that exists (its own dependencies). Returns it and its URL.
+    """
+    own = tree / ".venv" / "bin" / "python"  # a compared tree runs with its own packages
+    python = str(own) if tree != REPO and own.is_file() else sys.executable
+    command = [python, "-m", server_module(tree), "serve", "--port", "0"]
     command += ["--storage", storage] + (["--data", data_dir] if data_dir else [])
     # every game's guest signs in from this one loopback address
     env = {**os.environ, "GUEST_PER_SOURCE": "100000"}
@@ -195,7 +210,7 @@ def start_server(
         env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     proc = subprocess.Popen(
         command,
-        cwd=REPO,
+        cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -244,11 +259,11 @@ class Row:
         return self.actions / self.seconds if self.seconds else float("nan")
 
 
-def measure(storage: str, args: argparse.Namespace) -> Row:
-    """Start a server on ``storage``, play the games, stop it; the figures."""
+def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: str = "") -> Row:
+    """Start a server on ``storage`` from ``tree``, play the games, stop it; the figures."""
     with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
         proc, base_url = start_server(
-            storage, data if storage == "sqlite" else None, paced=args.paced
+            storage, data if storage == "sqlite" else None, paced=args.paced, tree=tree
         )
         try:
             cpu_before = cpu_seconds(proc.pid)
@@ -263,7 +278,7 @@ def measure(storage: str, args: argparse.Namespace) -> Row:
     lat, push = figures.action_latency_ms, figures.push_delay_ms
     sent = figures.push_after_request_ms
     return Row(
-        storage=storage,
+        storage=storage + label,
         games=args.games,
         finished=figures.games_finished,
         actions=figures.actions,
@@ -308,19 +323,27 @@ def print_table(rows: list[Row], rounds: int) -> None:
         + (f", median of {rounds} alternating rounds" if rounds > 1 else "")
     )
     head = (
-        "storage  finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
+        "storage         finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
         "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
         "  GET polls/action"
     )
     print(head)
     for r in rows:
         print(
-            f"{r.storage:<8} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
+            f"{r.storage:<15} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
             f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
             f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
             f" {r.client_cpu_ms_per_action:>28.1f} {r.polls_per_action:>17.1f}"
         )
     by = {r.storage: r for r in rows}
+    for r in rows:
+        old = by.get(r.storage + "@before")
+        if old is not None:
+            print(
+                f"{r.storage} now / before: p50 x{r.p50 / old.p50:.2f}, p99 x{r.p99 / old.p99:.2f},"
+                f" actions/s x{r.rate / old.rate:.2f},"
+                f" CPU/action x{r.cpu_ms_per_action / old.cpu_ms_per_action:.2f}"
+            )
     if "sqlite" in by and "moto" in by:
         fast, slow = by["sqlite"], by["moto"]
         print(
@@ -350,6 +373,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds (default 1)")
     parser.add_argument("--paced", action="store_true", help="keep the bots' configured think time")
     parser.add_argument("--url", help="use a running server instead of starting one")
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        type=Path,
+        help="also run each storage from this source tree (e.g. an older commit's"
+        " `git archive` unpacked, with its own .venv if it has one), side by side;"
+        " its rows are labelled @before",
+    )
     args = parser.parse_args()
 
     if args.url:
@@ -367,12 +398,16 @@ def main() -> None:
         return
 
     storages = [name.strip() for name in args.storage.split(",") if name.strip()]
-    results: dict[str, list[Row]] = {name: [] for name in storages}
+    runs: list[tuple[str, Path, str]] = [(name, REPO, "") for name in storages]
+    if args.compare:
+        tree = args.compare.resolve()
+        runs = [run for name in storages for run in ((name, tree, "@before"), (name, REPO, ""))]
+    results: dict[str, list[Row]] = {name + label: [] for name, _, label in runs}
     for round_no in range(args.rounds):
-        order = storages if round_no % 2 == 0 else list(reversed(storages))
-        for name in order:
-            results[name].append(measure(name, args))
-    print_table([median_row(results[name]) for name in storages], args.rounds)
+        order = runs if round_no % 2 == 0 else list(reversed(runs))
+        for name, tree, label in order:
+            results[name + label].append(measure(name, args, tree, label))
+    print_table([median_row(rows) for rows in results.values()], args.rounds)
 
 
 if __name__ == "__main__":
