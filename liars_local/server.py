@@ -785,12 +785,16 @@ class LocalServer:
             access_log=self._access_log,
         )
         # proxy_headers off: X-Forwarded-For must not choose the address that limits count.
+        # loop "auto" is uvloop where installed (not on Windows). No permessage-deflate: on
+        # loopback or a LAN, compressing every push costs CPU on both ends and saves nothing.
         config = uvicorn.Config(
             app,
             log_level="warning",
             access_log=False,
             lifespan="off",
+            loop="auto",
             ws="websockets-sansio",
+            ws_per_message_deflate=False,
             proxy_headers=False,
         )
         server = uvicorn.Server(config)
