@@ -5,7 +5,10 @@ temporary data folder, then ``--storage moto``) and prints one table, side by si
 actions/s, p50/p99 action latency (HTTP round trip of ``POST /rooms/{id}/actions``), p50/p99
 push delay (from when an action was sent to when a second client, subscribed to the room
 over ``/ws``, receives the push for the version it made; also from when its answer came back,
-negative when the push beats the answer) and the server's CPU time per action (Linux).
+negative when the push beats the answer), the server's own p50/p99 time per action (from its
+request log: arrival at the app to answer, so without HTTP parsing and the client's side) and
+the server's CPU time per action (Linux). ``--compare DIR`` adds the same rows for another
+source tree (e.g. ``git archive <commit> | tar -x -C DIR``), run alternately with this one.
 With ``--rounds N`` the storages alternate N times and each figure is the median.
 The server's bots move at once (``BOT_THINK_MIN_MS=0``, ``BOT_THINK_MAX_MS=0``), so the
 figures are the server's, not the bots' pacing; ``--paced`` keeps the configured think time.
@@ -192,13 +195,18 @@ def server_module(tree: Path) -> str:
 
 
 def start_server(
-    storage: str, data_dir: str | None, paced: bool = False, tree: Path = REPO
+    storage: str,
+    data_dir: str | None,
+    paced: bool = False,
+    tree: Path = REPO,
+    server_ms: list[float] | None = None,
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``liars-dice serve --port 0`` on ``storage`` from ``tree`` in a child process.
 
     The child runs with ``tree`` as its working directory, so ``python -m`` imports that
     tree's code (an older checkout too) before the installed one, with the Python of
-    ``tree/.venv`` when that exists (its own dependencies). Returns it and its URL.
+    ``tree/.venv`` when that exists (its own dependencies). Returns it and its URL; the
+    server's own time for each ``POST .../actions`` (its request log) goes to ``server_ms``.
     """
     own = tree / ".venv" / "bin" / "python"  # a compared tree runs with its own packages
     python = str(own) if tree != REPO and own.is_file() else sys.executable
@@ -222,7 +230,7 @@ def start_server(
     if not match:
         proc.kill()
         raise SystemExit(f"the server did not start: {line!r}")
-    threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
+    threading.Thread(target=drain, args=(proc.stdout, server_ms), daemon=True).start()
     return proc, match.group(1)
 
 
@@ -246,6 +254,8 @@ class Row:
     seconds: float
     p50: float
     p99: float
+    server_p50: float
+    server_p99: float
     push_p50: float
     push_p99: float
     answer_push_p50: float
@@ -261,9 +271,14 @@ class Row:
 
 def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: str = "") -> Row:
     """Start a server on ``storage`` from ``tree``, play the games, stop it; the figures."""
+    server_ms: list[float] = []
     with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
         proc, base_url = start_server(
-            storage, data if storage == "sqlite" else None, paced=args.paced, tree=tree
+            storage,
+            data if storage == "sqlite" else None,
+            paced=args.paced,
+            tree=tree,
+            server_ms=server_ms,
         )
         try:
             cpu_before = cpu_seconds(proc.pid)
@@ -285,6 +300,8 @@ def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: st
         seconds=elapsed,
         p50=percentile(lat, 50),
         p99=percentile(lat, 99),
+        server_p50=percentile(server_ms, 50),
+        server_p99=percentile(server_ms, 99),
         push_p50=percentile(sent, 50),
         push_p99=percentile(sent, 99),
         answer_push_p50=percentile(push, 50),
@@ -307,6 +324,8 @@ def median_row(rows: list[Row]) -> Row:
         seconds=med(r.seconds for r in rows),
         p50=med(r.p50 for r in rows),
         p99=med(r.p99 for r in rows),
+        server_p50=med(r.server_p50 for r in rows),
+        server_p99=med(r.server_p99 for r in rows),
         push_p50=med(r.push_p50 for r in rows),
         push_p99=med(r.push_p99 for r in rows),
         answer_push_p50=med(r.answer_push_p50 for r in rows),
@@ -323,7 +342,8 @@ def print_table(rows: list[Row], rounds: int) -> None:
         + (f", median of {rounds} alternating rounds" if rounds > 1 else "")
     )
     head = (
-        "storage         finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
+        "storage         finished  actions  actions/s  p50 ms  p99 ms  server p50  server p99"
+        "  push p50 ms  push p99 ms"
         "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
         "  GET polls/action"
     )
@@ -331,7 +351,8 @@ def print_table(rows: list[Row], rounds: int) -> None:
     for r in rows:
         print(
             f"{r.storage:<15} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
-            f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
+            f" {r.p50:>7.1f} {r.p99:>7.1f} {r.server_p50:>11.1f} {r.server_p99:>11.1f}"
+            f" {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
             f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
             f" {r.client_cpu_ms_per_action:>28.1f} {r.polls_per_action:>17.1f}"
         )
@@ -353,10 +374,20 @@ def print_table(rows: list[Row], rounds: int) -> None:
         )
 
 
-def drain(stream: IO[str]) -> None:
-    """Read the child's request log so it never blocks on a full pipe."""
-    for _ in stream:
-        pass
+#: A request-log line of an action: ``POST /rooms/<id>/actions 200 3.1ms``.
+ACTION_LOG = re.compile(r"^POST /rooms/[^/ ]+/actions \d+ ([0-9.]+)ms")
+
+
+def drain(stream: IO[str], server_ms: list[float] | None = None) -> None:
+    """Read the child's request log (so it never blocks on a full pipe), noting action times.
+
+    The server logs each request's time from its arrival at the app to its answer
+    (waiting for a worker thread included; HTTP parsing and the client's side not).
+    """
+    for line in stream:
+        found = ACTION_LOG.match(line) if server_ms is not None else None
+        if found and server_ms is not None:
+            server_ms.append(float(found.group(1)))
 
 
 def main() -> None:
