@@ -21,6 +21,7 @@ import contextlib
 import errno
 import functools
 import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -72,7 +73,8 @@ SWEEP_SECONDS = 600.0
 #: few only make each request wait longer for its turn (and hold SQLite's write lock longer).
 WORKER_THREADS = 8
 
-STATIC_DIR = Path(__file__).resolve().parents[1] / "chalicelib" / "local" / "static"
+#: The web client (the top-level ``web/`` folder, installed beside the Python packages).
+STATIC_DIR = Path(importlib.util.find_spec("web").submodule_search_locations[0])  # type: ignore[union-attr,index]
 LOCAL_TABLE_NAME = "liars-lies-local"
 LOCAL_REGION = "us-east-1"
 WS_STAGE = "ws"
