@@ -246,6 +246,27 @@ def _thread_local_requests(chalice_app: Chalice) -> Iterator[None]:
         chalice_app.__class__ = original
 
 
+class _Gateway(LocalGateway):
+    """Chalice's ``LocalGateway``, with the Lambda context's settings read from the config once.
+
+    Chalice looks up the function name, memory size and timeout through its layered config
+    for every request; they cannot change while the server runs.
+    """
+
+    def __init__(self, app_object: Chalice, config: Config) -> None:
+        super().__init__(app_object, config)
+        timeout = config.lambda_timeout
+        self._context_args: dict[str, Any] = {
+            "function_name": config.function_name,
+            "memory_size": config.lambda_memory_size,
+            "max_runtime_ms": (self.MAX_LAMBDA_EXECUTION_TIME if timeout is None else timeout)
+            * 1000,
+        }
+
+    def _generate_lambda_context(self) -> LambdaContext:
+        return LambdaContext(**self._context_args)
+
+
 class AppRunner:
     """Invokes the Chalice app's handlers: one at a time under ``lock``, or in parallel (None)."""
 
@@ -263,7 +284,7 @@ class AppRunner:
         self.threads = threads
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
-        self.gateway = LocalGateway(chalice_app, chalice_config(chalice_app))
+        self.gateway = _Gateway(chalice_app, chalice_config(chalice_app))
         _per_thread_source_ip(self.gateway.event_converter)
 
     async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
