@@ -215,7 +215,9 @@ def call_rates(memory: dict[str, Any], player_id: str | None) -> tuple[float, ..
     )
 
 
-def bidder_pmf(memory: dict[str, Any], player_id: str, n: int, p: int) -> tuple[float, ...]:
+def bidder_pmf(
+    memory: dict[str, Any], player_id: str, n: int, p: int, scale: float = 1.0
+) -> tuple[float, ...]:
     """Belief about how many of the bidder's ``n`` dice count toward the face they bid.
 
     With the learned bluff rate the hand is unrelated to the bid (plain odds); otherwise it
@@ -224,7 +226,7 @@ def bidder_pmf(memory: dict[str, Any], player_id: str, n: int, p: int) -> tuple[
     s = _stats(memory, player_id) or [0] * STAT_LEN
     bluff = (s[BLUFFS] + PRIOR_BLUFF * PRIOR_BIDS) / (s[BIDS] + PRIOR_BIDS)
     lift = (s[LIFT] + PRIOR_LIFT * PRIOR_LIFT_DICE) / (s[LIFT_DICE] + PRIOR_LIFT_DICE)
-    lean = min(max(p + round(lift), p), 950)
+    lean = min(max(p + round(lift * scale), p), 950)
     plain, leaning = pmf(n, p), pmf(n, lean)
     return tuple(bluff * a + (1 - bluff) * b for a, b in zip(plain, leaning, strict=True))
 
@@ -309,19 +311,19 @@ def _rate(rates: tuple[float, ...], probability: float) -> float:
 class Beliefs:
     """For one decision: what the unseen dice hold, face by face, and how the next player calls."""
 
-    def __init__(self, seat: Seat, memory: dict[str, Any], read: bool = True) -> None:
+    def __init__(self, seat: Seat, memory: dict[str, Any], read: float = 1.0) -> None:
         self.seat = seat
         self.memory = memory
         self.n_next = seat.counts.get(seat.next_id or "", 0)
         self.others = seat.unseen - self.n_next
-        self.rates = call_rates(memory, seat.next_id) if read else DEFAULT_CALL_RATE
+        self.rates = call_rates(memory, seat.next_id) if read >= 1 else DEFAULT_CALL_RATE
         self.bidder_n = 0
         self.bidder_dist: tuple[float, ...] = ()
         self.bidder_is_next = False
-        if read and seat.bidder not in (None, seat.me) and seat.current is not None:
+        if read > 0 and seat.bidder not in (None, seat.me) and seat.current is not None:
             self.bidder_n = seat.counts.get(seat.bidder or "", 0)
             p = p_milli(seat.current[1], seat.palifico)
-            self.bidder_dist = bidder_pmf(memory, seat.bidder or "", self.bidder_n, p)
+            self.bidder_dist = bidder_pmf(memory, seat.bidder or "", self.bidder_n, p, read)
             self.bidder_is_next = seat.bidder == seat.next_id
         self._cache: dict[tuple[int, int, int], float] = {}
 
@@ -409,7 +411,7 @@ def candidates(seat: Seat) -> list[tuple[int, int]]:
 
 
 def scored_options(
-    seat: Seat, memory: dict[str, Any], read: bool = True
+    seat: Seat, memory: dict[str, Any], read: float = 1.0
 ) -> list[tuple[float, Action]]:
     """Every option priced in dice (lower is better): raises, Dudo and calza when offered."""
     beliefs = Beliefs(seat, memory, read)
@@ -461,10 +463,11 @@ def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
 
 def medium(seat: Seat) -> Action:
     """The strong pricing with nothing read or learned, always the best option."""
-    scored = scored_options(seat, {}, read=False)
+    scored = scored_options(seat, {}, read=MEDIUM_READ)
     return _pick(scored, None) if scored else _dudo(seat)
 
 
+MEDIUM_READ = 0.5
 EASY_DUDO_BELOW = 0.3
 
 
