@@ -200,7 +200,7 @@ class PerudoRules:
         self,
         room: Room,
         caller: Player,
-        count: int,
+        rows: tuple[list[RevealRow], int],
         loser: str,
         winner: str,
         penalty: str,
@@ -208,17 +208,16 @@ class PerudoRules:
     ) -> Reveal:
         game = room.game
         assert game is not None and game.current_bid is not None
-        rows, _ = self._rows(room)
         return Reveal(
             round=game.round,
             bid=game.current_bid,
             challenger_id=caller.id,
-            count=count,
+            count=rows[1],
             loser_id=loser,
             winner_id=winner,
             penalty=penalty,
             eliminated=[],
-            rows=rows,
+            rows=rows[0],
             extra={"palifico": palifico(room), **extra},
         )
 
@@ -227,23 +226,17 @@ class PerudoRules:
         game = room.game
         assert game is not None and game.current_bid is not None
         bid = game.current_bid
-        _, counted = self._rows(room)
+        rows = self._rows(room)
         bidder = room.player(bid.player_id)
         assert bidder is not None
-        loses = rules.dudo_loses((bid.quantity, bid.face), counted)
+        loses = rules.dudo_loses((bid.quantity, bid.face), rows[1])
         loser, winner = (bidder, challenger) if loses == "bidder" else (challenger, bidder)
+        penalty = room.settings.penalty
         reveal = self._reveal(
-            room,
-            challenger,
-            counted,
-            loser.id,
-            winner.id,
-            room.settings.penalty,
-            kind="dudo",
-            gained_id=None,
+            room, challenger, rows, loser.id, winner.id, penalty, kind="dudo", gained_id=None
         )
         loser.dice_count -= 1
-        if room.settings.penalty == "give":
+        if penalty == "give":
             winner.dice_count += 1
         self._lost_one(room, loser)
         return reveal
@@ -253,13 +246,13 @@ class PerudoRules:
         game = room.game
         assert game is not None and game.current_bid is not None
         bid = game.current_bid
-        _, counted = self._rows(room)
-        if rules.calza_exact((bid.quantity, bid.face), counted):
+        rows = self._rows(room)
+        if rules.calza_exact((bid.quantity, bid.face), rows[1]):
             gained = rules.calza_gains(caller.dice_count, room.settings.starting_dice)
             reveal = self._reveal(
                 room,
                 caller,
-                counted,
+                rows,
                 "",
                 caller.id,
                 "discard",
@@ -270,14 +263,7 @@ class PerudoRules:
                 caller.dice_count += 1
             return reveal
         reveal = self._reveal(
-            room,
-            caller,
-            counted,
-            caller.id,
-            bid.player_id,
-            "discard",
-            kind="calza",
-            gained_id=None,
+            room, caller, rows, caller.id, bid.player_id, "discard", kind="calza", gained_id=None
         )
         caller.dice_count -= 1
         self._lost_one(room, caller)
