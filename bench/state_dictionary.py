@@ -29,7 +29,7 @@ def samples() -> list[str]:
     """Compact JSON of room states as the store writes them, from a few whole games."""
     from moto import mock_aws
 
-    from chalicelib.adapters import dynamo
+    from chalicelib.adapters.dynamo import rooms as dynamo
     from chalicelib.settings import reset_settings
 
     seen: list[tuple[str, str]] = []

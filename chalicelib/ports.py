@@ -381,16 +381,29 @@ class UserStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ChatMessage:
+    """A stored chat message; ``id`` sorts by time (``chalicelib.wire`` makes its wire shape)."""
+
+    id: str
+    user_id: str
+    name: str
+    text: str
+    at_ms: int
+
+
 class ChatStore(Protocol):
     """Chat messages of a room, stored in order."""
 
-    def append_chat(self, room_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
-        """Store a message; return ``{"id", "user": {"id", "name"}, "text", "at"}``."""
+    def append_chat(
+        self, room_id: str, user_id: str, name: str, text: str, at_ms: int
+    ) -> ChatMessage:
+        """Store a message and return it (with its new id)."""
         ...
 
     def list_chat(
         self, room_id: str, after_id: str | None = None, limit: int = 50
-    ) -> list[JsonDict]:
+    ) -> list[ChatMessage]:
         """Messages in order: the latest ``limit``, or the first ``limit`` after ``after_id``."""
         ...
 

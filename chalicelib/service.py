@@ -53,6 +53,7 @@ from chalicelib.ports import (
 )
 from chalicelib.retry import with_backoff
 from chalicelib.settings import Settings, get_settings
+from chalicelib.wire import chat_message
 
 log = logging.getLogger(__name__)
 
@@ -979,7 +980,7 @@ class Service:
         if after is not None and (len(after) > 64 or not after.isprintable()):
             raise ApiError(400, "invalid_input", "after must be a message id", field="after")
         self._load(room_id)
-        return {"messages": self.store.list_chat(room_id, after, 50)}
+        return {"messages": [chat_message(m) for m in self.store.list_chat(room_id, after, 50)]}
 
     def post_chat(self, caller: Caller, room_id: str, body: str) -> JsonDict:
         """A registered user posts (length and rate limited); pushed to everyone watching."""
@@ -1002,7 +1003,8 @@ class Service:
             self.now(),
         ):
             raise rate_limited("you are sending messages too fast")
-        message = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
+        stored = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
+        message = chat_message(stored)
         publish_chat(self.deps, room_id, message)
         return message
 

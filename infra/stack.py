@@ -93,7 +93,7 @@ class LiarsLiesStack(cdk.Stack):
             index_name="gsi1",
             partition_key=dynamodb.Attribute(name="gsi1pk", type=dynamodb.AttributeType.STRING),
             sort_key=dynamodb.Attribute(name="gsi1sk", type=dynamodb.AttributeType.STRING),
-            # As chalicelib/adapters/dynamo.py creates it locally (a test compares the two).
+            # As chalicelib/adapters/dynamo/_table.py creates it locally (a test compares the two).
             projection_type=dynamodb.ProjectionType.INCLUDE,
             non_key_attributes=["room_id", "summary"],
         )

@@ -1,6 +1,7 @@
 """Adapters: the only modules that import boto3/botocore (always lazily, inside functions).
 
-- ``dynamo``: ``DynamoStore``, the single-table DynamoDB store (see docs/STORAGE.md).
+- ``dynamo``: ``DynamoStore``, the single-table DynamoDB store, one module per aggregate
+  (see docs/STORAGE.md).
 - ``notifier``: ``ApiGatewayNotifier``, pushes to WebSocket connections.
 - ``scheduler``: ``SchedulerTimers``, one-time EventBridge Scheduler wake-ups for rooms.
 - ``secrets``: the token-signing secret from Secrets Manager, SSM or the environment.

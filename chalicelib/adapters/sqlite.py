@@ -44,16 +44,13 @@ from decimal import Context, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.adapters.dynamo import (
-    DEFAULT_RATING,
-    INVITATION_TTL_SECONDS,
-    MAX_RATING_CHANGES,
-    chat_message,
-    lobby_sort_key,
-    new_chat_id,
-    ticket_key,
-)
+from chalicelib.adapters.dynamo.chat import new_chat_id
+from chalicelib.adapters.dynamo.connections import ticket_key
+from chalicelib.adapters.dynamo.records import DEFAULT_RATING, MAX_RATING_CHANGES
+from chalicelib.adapters.dynamo.rooms import lobby_sort_key
+from chalicelib.adapters.dynamo.users import INVITATION_TTL_SECONDS
 from chalicelib.ports import (
+    ChatMessage,
     Clock,
     Connection,
     JsonDict,
@@ -797,8 +794,10 @@ class SqliteStore:
 
     # --- chat -------------------------------------------------------------------------
 
-    def append_chat(self, room_id: str, user_id: str, name: str, text: str, at_ms: int) -> JsonDict:
-        """Store a message; return ``{"id", "user": {"id", "name"}, "text", "at"}``."""
+    def append_chat(
+        self, room_id: str, user_id: str, name: str, text: str, at_ms: int
+    ) -> ChatMessage:
+        """Store a message and return it."""
         with self._write() as db:
             while True:
                 msg_id = new_chat_id(at_ms)
@@ -810,11 +809,11 @@ class SqliteStore:
                 ).rowcount
                 if inserted:
                     break
-        return chat_message(msg_id, user_id, name, text, at_ms)
+        return ChatMessage(msg_id, user_id, name, text, at_ms)
 
     def list_chat(
         self, room_id: str, after_id: str | None = None, limit: int = 50
-    ) -> list[JsonDict]:
+    ) -> list[ChatMessage]:
         """Messages in order: the latest ``limit``, or the first ``limit`` after ``after_id``."""
         if limit <= 0:
             return []
@@ -832,7 +831,7 @@ class SqliteStore:
                     " AND msg_id > ? ORDER BY msg_id LIMIT ?",
                     (room_id, after_id, limit),
                 ).fetchall()
-        return [chat_message(mid, uid, name, text, int(at)) for mid, uid, name, text, at in rows]
+        return [ChatMessage(mid, uid, name, text, int(at)) for mid, uid, name, text, at in rows]
 
     # --- rate limits --------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
+import importlib.util
 import json
 import logging
 import os
@@ -68,7 +69,8 @@ SWEEP_SECONDS = 600.0
 #: few only make each request wait longer for its turn (and hold SQLite's write lock longer).
 WORKER_THREADS = 8
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: The web client (the top-level ``web/`` folder, installed beside the Python packages).
+STATIC_DIR = Path(importlib.util.find_spec("web").submodule_search_locations[0])  # type: ignore[union-attr,index]
 LOCAL_TABLE_NAME = "liars-lies-local"
 LOCAL_REGION = "us-east-1"
 WS_STAGE = "ws"

@@ -21,6 +21,7 @@ from chalicelib.ports import (
     UsernameTaken,
     VersionConflict,
 )
+from chalicelib.wire import chat_message
 
 SUMMARY = {
     "status": "waiting",
@@ -342,14 +343,14 @@ def test_invitations_list_oldest_first_and_can_be_removed(store: Store) -> None:
 
 def test_chat_messages_come_back_in_order(store: Store) -> None:
     sent = [store.append_chat("r1", "u1", "Alice", f"m{i}", 1_000 + i) for i in range(5)]
-    assert sent[0]["user"] == {"id": "u1", "name": "Alice"}
-    assert sent[0]["at"] == "1970-01-01T00:00:01.000Z"
-    assert [m["id"] for m in sent] == sorted(m["id"] for m in sent)
+    assert chat_message(sent[0])["user"] == {"id": "u1", "name": "Alice"}
+    assert chat_message(sent[0])["at"] == "1970-01-01T00:00:01.000Z"
+    assert [m.id for m in sent] == sorted(m.id for m in sent)
     assert store.list_chat("r1") == sent
     assert store.list_chat("r1", limit=2) == sent[-2:]
-    assert store.list_chat("r1", after_id=sent[1]["id"]) == sent[2:]
-    assert store.list_chat("r1", after_id=sent[1]["id"], limit=2) == sent[2:4]
-    assert store.list_chat("r1", after_id=sent[-1]["id"]) == []
+    assert store.list_chat("r1", after_id=sent[1].id) == sent[2:]
+    assert store.list_chat("r1", after_id=sent[1].id, limit=2) == sent[2:4]
+    assert store.list_chat("r1", after_id=sent[-1].id) == []
     assert store.list_chat("other") == []
 
 

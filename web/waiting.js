@@ -3,7 +3,8 @@
 import { h, mount, panel } from './dom.js';
 import { attempt, isRegistered, roomCall, state, toast } from './core.js';
 import { authCard } from './auth.js';
-import { botMark, isWildStars, settingsForm, settingsSummary } from './settings.js';
+import { botMark, settingsForm, settingsSummary } from './settings.js';
+import { defaultSystem, roomSystem } from './systems/index.js';
 import { initial } from './text.js';
 
 let botLevel = 'strong';
@@ -64,7 +65,10 @@ function playerRow(room, player) {
 function startBlocker(room) {
   const players = room.players || [];
   if (players.length < 2) return 'Add a bot or wait for another player';
-  if (isWildStars(room.settings) && players.length > 6) return 'Wild Stars is for 2–6 players: remove a seat or choose Classic';
+  const system = roomSystem(room);
+  if (system.maxPlayers && players.length > system.maxPlayers) {
+    return `${system.label} is for 2–${system.maxPlayers} players: remove a seat or choose ${defaultSystem().label}`;
+  }
   const waitingFor = players.filter((p) => p.kind === 'human' && !p.ready);
   if (waitingFor.length) return `Waiting for ${waitingFor.map((p) => p.name).join(', ')} to be ready`;
   return null;

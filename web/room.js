@@ -8,6 +8,7 @@ import { renderGame } from './game.js';
 import { decorate, displayRoom } from './table.js';
 import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
 import { rulesLabel } from './settings.js';
+import { defaultSystem } from './systems/index.js';
 
 let els = null;
 
@@ -28,9 +29,9 @@ function headPanel(room) {
     h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, '← Lobby'),
     h('h1', {}, host ? `${host.name}'s room` : 'Room'),
     h('span', { class: ['pill', `pill-${room.status}`], testid: 'room-status', dataset: { status: room.status } }, statusLabel),
-    room.settings && room.settings.rules && room.settings.rules !== 'classic' ? h('span', { class: 'pill pill-muted', testid: 'room-rules' }, rulesLabel(room.settings.rules)) : null,
+    room.settings && room.settings.rules && room.settings.rules !== defaultSystem().rules ? h('span', { class: 'pill pill-muted', testid: 'room-rules' }, rulesLabel(room.settings.rules)) : null,
     h('span', { class: 'room-head-actions' },
-      howToPlayButton(() => (state.room && state.room.settings && state.room.settings.rules) || 'classic'),
+      howToPlayButton(() => (state.room && state.room.settings && state.room.settings.rules) || defaultSystem().rules),
       h('button', {
         class: 'btn btn-ghost btn-small chat-jump', testid: 'chat-jump', type: 'button',
         onclick: () => {

@@ -3,7 +3,8 @@
 
 import { h, mount } from './dom.js';
 import { api } from './api.js';
-import { bidWords, diceRow } from './dice.js';
+import { capitalize } from './play.js';
+import { systemOf } from './systems/index.js';
 
 const enc = encodeURIComponent;
 
@@ -22,11 +23,10 @@ function signed(value) {
   return v > 0 ? `+${v}` : v < 0 ? `−${Math.abs(v)}` : '±0';
 }
 
-/** A bid or poker claim in words. */
-export function claimWords(bid) {
+/** A bid (or claim) of a game with these rules, in words. */
+function claimWords(system, bid) {
   if (!bid) return '';
-  if (Array.isArray(bid.hand)) return `${bid.hand.join(' ')} (${String(bid.category || '').replace(/_/g, ' ')})`;
-  return bidWords(bid.quantity, bid.face);
+  return system.replay.bidWords(bid);
 }
 
 function page(main, title, ...children) {
@@ -60,30 +60,25 @@ function roundPanel(history, record) {
   const names = Object.fromEntries(history.players.map((p) => [p.id, p.name]));
   const name = (id) => names[id] || '?';
   const reveal = record.reveal;
-  const poker = history.rules === 'poker';
+  const system = systemOf(history.rules);
+  const { round, pieces, bids: bidsWord } = system.terms;
   const counts = history.players.filter((p) => (record.dice_counts[p.id] || 0) > 0)
     .map((p) => h('li', { testid: 'replay-count', dataset: { playerId: p.id } },
-      `${p.name}: ${record.dice_counts[p.id]} ${poker ? 'lives' : 'dice'}`));
+      `${p.name}: ${record.dice_counts[p.id]} ${pieces}`));
   const bids = record.bids.map((b) => h('li', { testid: 'replay-bid', dataset: { playerId: b.player_id } },
-    `${name(b.player_id)}: ${claimWords(b)}`));
-  const hands = poker
-    ? [h('div', { testid: 'replay-hand', dataset: { playerId: 'cup' } }, h('strong', {}, 'The cup: '),
-      (reveal.cup || []).join(' '), reveal.hand ? ` (${String(reveal.hand.category).replace(/_/g, ' ')})` : '')]
-    : reveal.rows.map((row) => h('div', { class: 'replay-hand', testid: 'replay-hand', dataset: { playerId: row.player_id } },
-      h('span', { class: 'replay-name' }, row.name), diceRow(row.dice, { counted: row.counted, size: 'small', shown: (reveal.shown || {})[row.player_id] || [] })));
+    `${name(b.player_id)}: ${claimWords(system, b)}`));
+  const hands = system.replay.hands(history, record);
   const outcome = reveal.loser_id
-    ? `${name(reveal.loser_id)} loses ${poker ? 'a life' : reveal.penalty === 'give' ? 'a die to the winner' : 'a die'}` +
+    ? `${name(reveal.loser_id)} loses ${system.replay.loss(reveal)}` +
       (reveal.eliminated.length ? `; out: ${reveal.eliminated.map(name).join(', ')}` : '')
     : 'Nobody loses';
   return h('div', { class: 'replay-round', testid: 'replay-round', dataset: { round: String(record.round) } },
-    h('h3', {}, `${poker ? 'Hand' : 'Round'} ${record.round}`),
+    h('h3', {}, `${capitalize(round)} ${record.round}`),
     h('p', { class: 'muted small' }, 'At the start:'), h('ul', { class: 'replay-counts' }, counts),
-    h('p', { class: 'muted small' }, poker ? 'Claims in order:' : 'Bids in order:'), h('ol', { class: 'replay-bids' }, bids),
-    h('p', { testid: 'replay-call' }, `${name(reveal.challenger_id)} called Liar! on ${name(reveal.bid.player_id)}'s ${claimWords(reveal.bid)}.`),
+    h('p', { class: 'muted small' }, `${capitalize(bidsWord)} in order:`), h('ol', { class: 'replay-bids' }, bids),
+    h('p', { testid: 'replay-call' }, `${name(reveal.challenger_id)} called Liar! on ${name(reveal.bid.player_id)}'s ${claimWords(system, reveal.bid)}.`),
     hands,
-    h('p', { testid: 'replay-outcome' }, poker
-      ? `${reveal.count ? 'The claim held' : 'The claim was a lie'}. ${outcome}.`
-      : `Counted: ${reveal.count}. ${outcome}.`));
+    h('p', { testid: 'replay-outcome' }, `${system.replay.verdict(reveal)}. ${outcome}.`));
 }
 
 /** #/rooms/<id>/replay: step through a finished game round by round. */
@@ -119,7 +114,7 @@ export async function renderReplay(main, roomId) {
   const ranking = [...((history.results || {}).ranking || [])].sort((a, b) => a.rank - b.rank);
   const names = Object.fromEntries(history.players.map((p) => [p.id, p.name]));
   page(main, 'Replay',
-    h('p', { class: 'muted small' }, `${history.rules} · ${history.players.length} players · ${rounds.length} ${history.rules === 'poker' ? 'hands' : 'rounds'}`),
+    h('p', { class: 'muted small' }, `${history.rules} · ${history.players.length} players · ${rounds.length} ${systemOf(history.rules).terms.round}s`),
     rounds.length ? h('div', { class: 'button-row' }, prev, position, next) : h('p', { class: 'muted' }, 'No round was played to a reveal.'),
     slot,
     h('h3', {}, 'Result'),

@@ -11,14 +11,18 @@
 import { h } from './dom.js';
 import { playerName, state } from './core.js';
 import { serverNow } from './api.js';
-import { wildBidWords } from './dice.js';
-import { handWords } from './poker.js';
+import { roomSystem, systems } from './systems/index.js';
 
 const RECENT_MS = 4000;      // events this old when they arrive are still announced
 const HOLD_MS = 3000;        // how long a REST view ahead of the table waits for its push
 const NOTICE_MS = 6000;      // how long a timeout notice stays
 const BOUNDARIES = new Set(['challenge_resolved', 'round_started', 'round_restarted', 'game_finished']);
-const MOVES = new Set(['bid_placed', 'liar_called', 'claim_accepted', 'dice_rerolled', 'rolls_stopped']);
+/** The events that are a player's move: a bid, Liar!, and each system's own (its `moveEvents`). */
+let moveTypes = null;
+function isMove(type) {
+  if (!moveTypes) moveTypes = new Set(['bid_placed', 'liar_called', ...systems().flatMap((s) => s.moveEvents)]);
+  return moveTypes.has(type);
+}
 
 const live = {
   roomId: null,
@@ -128,12 +132,6 @@ function start(room, events, base) {
 
 // ---- what the screen shows ------------------------------------------------------
 
-function bidOf(e) {
-  const bid = { player_id: e.player_id };
-  for (const k of ['quantity', 'face', 'hand', 'category']) if (e[k] !== undefined && e[k] !== null) bid[k] = e[k];
-  return bid;
-}
-
 /** The room as the table stands now: the latest view, or the moment its events have reached. */
 export function displayRoom(room) {
   if (!room || room.id !== live.roomId) return room;
@@ -150,11 +148,11 @@ export function displayRoom(room) {
   const lastBoundary = played.map((e) => BOUNDARIES.has(e.type)).lastIndexOf(true);
   const bids = played.slice(lastBoundary + 1).filter((e) => e.type === 'bid_placed');
   const game = { ...base.game };
-  if (bids.length) game.current_bid = bidOf(bids[bids.length - 1]);
+  if (bids.length) game.current_bid = roomSystem(room).bidFromEvent(bids[bids.length - 1]);
   else if (base === room) game.current_bid = lastBoundary >= 0 ? null : (live.shown && live.shown.game ? live.shown.game.current_bid : null);
-  const next = pending.find((e) => MOVES.has(e.type) || e.type === 'turn_timed_out');
+  const next = pending.find((e) => isMove(e.type) || e.type === 'turn_timed_out');
   if (base === room && !next) return remember(room);
-  const lastMove = [...played].reverse().find((e) => MOVES.has(e.type));
+  const lastMove = [...played].reverse().find((e) => isMove(e.type));
   const thinker = next ? next.player_id : lastMove ? lastMove.player_id : null;
   game.phase = 'bidding';
   game.break = null;
@@ -170,43 +168,31 @@ function remember(shown) {
 // ---- announcements ----------------------------------------------------------------
 
 function moveWords(room, e) {
-  if (e.type === 'bid_placed') {
-    if (e.hand) return `claims ${handWords(e.hand)}`;
-    const show = (e.show || []).length ? ` (shows ${e.show.map((d) => (d === '*' ? '★' : d)).join(' ')})` : '';
-    return `${wildBidWords(e.quantity, e.face)}${show}`;
-  }
   if (e.type === 'liar_called') return 'Liar!';
-  if (e.type === 'claim_accepted') return 'accepts';
-  if (e.type === 'dice_rerolled') return e.count ? `rerolls ${e.count}` : 'rerolls none';
-  if (e.type === 'rolls_stopped') return 'stops';
-  return '';
+  return roomSystem(room).moveWords(e) || '';
 }
 
-function actionWords(action) {
+/** What the game played for a player whose time ran out. */
+function actionWords(room, action) {
   if (!action) return 'a move was played';
   if (action.type === 'liar') return 'Liar! was called';
-  if (action.type === 'bid') return `${wildBidWords(action.quantity, action.face)} was bid`;
-  if (action.type === 'claim') return 'the cup was passed with a better claim';
-  if (action.type === 'accept') return 'the claim was accepted';
-  if (action.type === 'reroll') return `${(action.dice || []).length} dice were rerolled`;
-  if (action.type === 'stop') return 'the rolls were stopped';
-  return 'a move was played';
+  return roomSystem(room).actionWords(action) || 'a move was played';
 }
 
 function announce(room, e) {
   const me = room.me && room.me.player_id;
   const who = e.player_id === me ? 'You' : playerName(room, e.player_id);
   const now = Date.now();
-  if (MOVES.has(e.type)) {
+  if (isMove(e.type)) {
     live.announcement = { text: `${who}: ${moveWords(room, e)}`, playerId: e.player_id, kind: e.type, until: now + 60000 };
   } else if (e.type === 'turn_timed_out') {
     const text = e.player_id === me
-      ? `Time ran out: ${actionWords(e.action)} for you`
-      : `Time ran out for ${playerName(room, e.player_id)}: ${actionWords(e.action)}`;
+      ? `Time ran out: ${actionWords(room, e.action)} for you`
+      : `Time ran out for ${playerName(room, e.player_id)}: ${actionWords(room, e.action)}`;
     live.notice = { text, until: now + NOTICE_MS };
   } else if (e.type === 'challenge_resolved') {
     const loser = e.loser_id ? (e.loser_id === me ? 'You lose' : `${playerName(room, e.loser_id)} loses`) : 'Nobody loses';
-    const what = room.settings && room.settings.rules === 'poker' ? 'a life' : 'a die';
+    const what = roomSystem(room).terms.loss;
     live.announcement = { text: `Reveal: ${e.count} counted. ${loser} ${what}.`, playerId: e.loser_id, kind: e.type, until: now + 60000 };
   } else if (e.type === 'player_eliminated') {
     live.notice = { text: `${e.player_id === me ? 'You are' : `${playerName(room, e.player_id)} is`} out of the game.`, until: now + NOTICE_MS };
@@ -298,7 +284,7 @@ export function decorate(container, shown) {
   if (n) setTimeout(() => live.rerender(), n.until - now + 20);
   // the bubble: the latest move, on its mover's card
   for (const old of screen.querySelectorAll("[data-testid='card-say']")) old.remove();
-  if (a && a.playerId && MOVES.has(a.kind)) {
+  if (a && a.playerId && isMove(a.kind)) {
     const card = screen.querySelector(`[data-testid='player-card'][data-player-id='${CSS.escape(a.playerId)}']`);
     if (card) {
       const words = a.text.slice(a.text.indexOf(':') + 2);

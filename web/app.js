@@ -10,6 +10,7 @@ import { addChatMessage, loadChat } from './chat.js';
 import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
+import { loadSystems } from './systems/index.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -297,10 +298,10 @@ hooks.render = () => {
 };
 hooks.realtime = realtime;
 
-window.addEventListener('hashchange', route);
-
 (async function start() {
-  await loadMe();
+  // The rule systems' modules (systems/<rules>.js) come first: every screen asks them.
+  await Promise.all([loadSystems(), loadMe()]);
+  window.addEventListener('hashchange', route);
   renderHeader();
   realtime.restart();
   route();

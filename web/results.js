@@ -5,6 +5,8 @@ import { api } from './api.js';
 import { attempt, navigate, playerById } from './core.js';
 import { diceProgressChart } from './chart.js';
 import { replayLink } from './records.js';
+import { capitalize } from './play.js';
+import { roomSystem } from './systems/index.js';
 
 function roomPath(room, suffix) {
   return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
@@ -34,14 +36,16 @@ export function resultsCard(room) {
   const winner = ranking.length ? playerById(room, ranking[0].player_id) : null;
   const rated = typeof room.rated === 'boolean' ? room.rated : ranking.some((r) => typeof r.rating_before === 'number');
   const me = room.me || {};
-  const poker = Boolean(room.settings && room.settings.rules === 'poker');
+  // "Final dice" or "Final lives", "Dice progress" by round or "Lives progress" by hand: the system's words.
+  const { round, pieces } = roomSystem(room).terms;
+  const final = `Final ${pieces}`;
   const rows = ranking.map((r) => {
     const player = playerById(room, r.player_id) || { name: '?', dice_count: 0 };
     return h('tr', { class: r.player_id === me.player_id ? 'is-me' : '', testid: 'ranking-row', dataset: { playerId: r.player_id } },
       h('td', { class: 'rank', dataset: { label: 'Rank' } }, ordinal(r.rank)),
       h('td', { class: 'ranking-name', dataset: { label: 'Player' } }, h('span', { class: 'name-text' }, player.name), player.kind === 'bot' ? h('span', { class: 'pill pill-muted' }, 'bot') : null,
         player.resigned ? h('span', { class: 'pill pill-muted' }, 'resigned') : null),
-      h('td', { class: 'num', dataset: { label: poker ? 'Final lives' : 'Final dice' } }, String(player.dice_count ?? 0)),
+      h('td', { class: 'num', dataset: { label: final } }, String(player.dice_count ?? 0)),
       h('td', { class: 'num', dataset: { label: 'ELO before' } }, rating(r.rating_before)),
       h('td', { class: 'num', dataset: { label: 'ELO after' } }, rating(r.rating_after)),
       h('td', { class: 'num', dataset: { label: 'Change' } }, delta(r.rating_before, r.rating_after)));
@@ -67,13 +71,13 @@ export function resultsCard(room) {
       h('h2', {}, 'Game over'),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, `${winner.name} wins`) : null),
     h('div', { class: 'table-wrap' }, h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, poker ? 'Final lives' : 'Final dice'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Player'), h('th', { class: 'num' }, final),
         h('th', { class: 'num' }, 'ELO before'), h('th', { class: 'num' }, 'ELO after'), h('th', { class: 'num' }, 'Change'))),
       h('tbody', {}, rows))),
     rated ? null : h('p', { class: 'muted small' }, 'Unrated game: guest rooms and games with a single human change no ratings.'),
-    h('h3', {}, poker ? 'Lives progress' : 'Dice progress'),
-    diceProgressChart(room, results.dice_progress || [], poker ? { what: 'Lives', step: 'Hand' } : undefined),
-    h('p', { class: 'small' }, replayLink(room.id, poker ? 'Replay these hands' : 'Replay these rounds', 'replay-from-chart')),
+    h('h3', {}, `${capitalize(pieces)} progress`),
+    diceProgressChart(room, results.dice_progress || [], { what: capitalize(pieces), step: capitalize(round) }),
+    h('p', { class: 'small' }, replayLink(room.id, `Replay these ${round}s`, 'replay-from-chart')),
     me.player_id ? eloPreviewCard(room, { collapsible: true }) : null,
     h('div', { class: 'button-row' }, follow));
 }

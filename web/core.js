@@ -14,7 +14,7 @@ export const state = {
   chatIds: new Set(),
   connection: 'offline',
   bid: { quantity: null, face: null },
-  show: null,        // Wild Stars "Show & reroll" selection for the current turn
+  show: null,        // a rule system's selection of dice for the current turn (its module's)
   lobbyStatus: 'waiting',
 };
 
@@ -63,7 +63,7 @@ export async function attempt(fn, button, options = {}) {
       toast('Something went wrong.');
       return undefined;
     }
-    const text = errorMessage(err, options.action || null);
+    const text = errorMessage(err, options.action || null, state.room);
     if (options.inline) options.inline(text, err);
     else toast(text);
     if (err.status === 401 && state.user && options.action !== 'login') hooks.signOut(true);

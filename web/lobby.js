@@ -5,12 +5,12 @@ import { h, mount } from './dom.js';
 import { attempt, navigate, state } from './core.js';
 import { errorMessage } from './messages.js';
 import { authCard } from './auth.js';
-import { DEFAULT_SETTINGS, settingsChips, settingsForm } from './settings.js';
+import { defaultSettings, settingsChips, settingsForm } from './settings.js';
 import { howToPlayButton } from './help.js';
 
 const STATUS_TABS = [['waiting', 'Waiting'], ['playing', 'Playing'], ['finished', 'Finished']];
 let pollTimer = null;
-let createSettings = { ...DEFAULT_SETTINGS };
+let createSettings = null; // the new room's settings, from the default system once it is loaded
 
 /** Stop lobby polling (when leaving the lobby). */
 export function stopLobby() {
@@ -50,6 +50,7 @@ async function loadRooms(list) {
 }
 
 function createCard() {
+  createSettings = createSettings || defaultSettings();
   const button = h('button', {
     class: 'btn btn-primary btn-block',
     testid: 'create-room',
@@ -110,7 +111,7 @@ export function renderLobby(container) {
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },
       h('div', { class: 'row-between' }, h('h2', {}, 'Rooms'),
-        h('span', { class: 'button-row' }, howToPlayButton(() => createSettings.rules || 'classic'),
+        h('span', { class: 'button-row' }, howToPlayButton(() => (createSettings && createSettings.rules) || defaultSettings().rules),
           h('button', { class: 'btn btn-ghost', testid: 'refresh-lobby', onclick: () => loadRooms(list) }, 'Refresh'))),
       tabs, list)));
   loadRooms(list);

@@ -1,12 +1,12 @@
 // Poker Liar Dice (SPEC-VARIANTS.md): hands of five poker dice, their words, the cup and the
 // stage controls (respond, reroll, claim, five aces), and the poker reveal.
 
-import { h } from './dom.js';
-import { playerName, roomCall, state } from './core.js';
+import { h } from '../dom.js';
+import { playerName, roomCall, state } from '../core.js';
 
 /** The faces, low to high, as the server names them. */
-export const POKER_FACES = ['9', 'T', 'J', 'Q', 'K', 'A'];
-export const CATEGORIES = ['high_card', 'pair', 'two_pairs', 'three_of_a_kind', 'full_house', 'four_of_a_kind', 'five_of_a_kind'];
+const POKER_FACES = ['9', 'T', 'J', 'Q', 'K', 'A'];
+const CATEGORIES = ['high_card', 'pair', 'two_pairs', 'three_of_a_kind', 'full_house', 'four_of_a_kind', 'five_of_a_kind'];
 const CATEGORY_LABELS = ['High card', 'One pair', 'Two pairs', 'Three of a kind', 'Full house', 'Four of a kind', 'Five of a kind'];
 /** How many distinct faces a hand of each category names (its groups, largest first). */
 const GROUPS = [5, 4, 3, 3, 2, 2, 1];
@@ -64,7 +64,7 @@ function lowestClaim(current, exposed, cat = null, faces = []) {
 }
 
 /** "a pair of jacks, K Q 9", "a full house, queens over nines", "ace high, K Q J 9". */
-export function handWords(hand) {
+function handWords(hand) {
   const faces = canonical(hand.map(value)).map(faceOf);
   const groups = [...new Set(faces)];
   const rest = (from) => groups.slice(from).map((f) => (f === 'T' ? '10' : f)).join(' ');
@@ -80,7 +80,7 @@ export function handWords(hand) {
 }
 
 /** A poker die tile: 9 T J Q K A (T is shown as 10), or hidden (null). */
-export function pokerDie(face, { size = '', exposed = false, testid = null } = {}) {
+function pokerDie(face, { size = '', exposed = false, testid = null } = {}) {
   const classes = ['pdie', size, exposed ? 'is-exposed' : ''];
   if (!face) return h('span', { class: [...classes, 'pdie-hidden'], role: 'img', 'aria-label': 'hidden die', testid }, '?');
   const label = face === 'T' ? '10' : face;
@@ -91,12 +91,12 @@ export function pokerDie(face, { size = '', exposed = false, testid = null } = {
 }
 
 /** A row of poker dice tiles. */
-export function pokerHand(faces, { size = 'small', exposed = [] } = {}) {
+function pokerHand(faces, { size = 'small', exposed = [] } = {}) {
   return h('span', { class: 'dice-row pdice-row' }, faces.map((f, i) => pokerDie(f, { size, exposed: exposed.includes(i) })));
 }
 
 /** A claim as tiles and words. */
-export function claimBadge(claim, size = 'small') {
+function claimBadge(claim, size = 'small') {
   return h('span', { class: 'claim-badge', title: handWords(claim.hand) }, pokerHand(claim.hand, { size }),
     h('span', { class: 'claim-words' }, handWords(claim.hand)));
 }
@@ -117,14 +117,14 @@ function rerollWords(room, entry) {
 }
 
 /** The latest announced reroll of a player this hand, or null. */
-export function lastReroll(room, playerId) {
+function lastReroll(room, playerId) {
   const table = (room.game && room.game.table) || {};
   const mine = (table.rerolls || []).filter((r) => r.player_id === playerId);
   return mine.length ? mine[mine.length - 1] : null;
 }
 
 /** "3 lives" with hearts. */
-export function livesBadge(n, of) {
+function livesBadge(n, of) {
   const total = Math.max(n, of || n);
   const hearts = Array.from({ length: total }, (_, i) => h('span', { class: i < n ? 'heart' : 'heart is-lost', 'aria-hidden': 'true' }, '♥'));
   return h('span', { class: 'lives', testid: 'lives', title: `${n} ${n === 1 ? 'life' : 'lives'}`, dataset: { lives: String(n) } },
@@ -154,7 +154,7 @@ function selection(room) {
  * The poker panel in the bid slot: current claim, announcements, the cup, and the controls
  * of the stage the turn is at. helpers: {countdown, active} from the game screen.
  */
-export function pokerPanel(room, { countdown, active }) {
+function pokerPanel(room, { countdown, active }) {
   const g = room.game;
   const me = room.me || {};
   const table = g.table || {};
@@ -392,7 +392,7 @@ function groupLabels(cat) {
 // ---- reveal -------------------------------------------------------------------
 
 /** The poker reveal: the lifted cup, the claim, who challenged and lost, every player's claims. */
-export function pokerReveal(room, reveal, { previous }) {
+function pokerReveal(room, reveal, { previous }) {
   const bid = reveal.bid;
   const claimant = playerName(room, bid.player_id);
   const challenger = playerName(room, reveal.challenger_id);
@@ -436,3 +436,96 @@ export function pokerReveal(room, reveal, { previous }) {
       h('tbody', {}, rows))),
     h('p', { class: 'muted small' }, 'Dice with a dashed frame were exposed.'));
 }
+
+// ---- the player card --------------------------------------------------------------
+
+/** A player's line: holds the cup, and the dice they rerolled this hand. */
+function cardLine(room, player) {
+  const g = room.game;
+  const table = g.table || {};
+  const reroll = lastReroll(room, player.id);
+  return h('span', { class: 'poker-card-line small' },
+    g.phase === 'bidding' && table.holder_id === player.id ? h('span', { class: 'pill pill-playing', testid: 'holds-cup' }, 'holds the cup') : null,
+    reroll ? h('span', { class: 'muted', testid: 'card-reroll' }, reroll.count ? ` rerolled ${reroll.count}` : ' rerolled none') : null);
+}
+
+function card(room, player, { out }) {
+  const g = room.game;
+  const bid = g.current_bid && g.current_bid.player_id === player.id ? g.current_bid : null;
+  return {
+    count: h('span', { class: 'dice-count', title: 'Lives' }, out ? '' : livesBadge(player.dice_count, (g.table && g.table.lives) || room.settings.lives)),
+    dice: out ? h('span', { class: 'muted small' }, player.resigned ? 'Resigned' : 'Out of lives') : cardLine(room, player),
+    bid: bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'claims ', claimBadge(bid)) : null,
+  };
+}
+
+// ---- the system ---------------------------------------------------------------------
+
+const LIVES = { name: 'lives', label: 'Lives', default: 3, options: [1, 2, 3, 4, 5].map((n) => [n, `${n} per player`]) };
+const DOGS_LIFE = { name: 'dogs_life', label: "Dog's life", default: false, options: [[false, 'Off'], [true, 'On: one extra life, once per game']] };
+
+const MOVE_WORDS = {
+  claim_accepted: () => 'accepts',
+  dice_rerolled: (e) => (e.count ? `rerolls ${e.count}` : 'rerolls none'),
+  rolls_stopped: () => 'stops',
+  bid_placed: (e) => `claims ${handWords(e.hand)}`,
+};
+
+const ACTION_WORDS = {
+  claim: () => 'the cup was passed with a better claim',
+  accept: () => 'the claim was accepted',
+  reroll: (action) => `${(action.dice || []).length} dice were rerolled`,
+  stop: () => 'the rolls were stopped',
+};
+
+export default {
+  rules: 'poker',
+  label: 'Poker Liar Dice',
+  short: 'Poker',
+  summary: 'Pass one cup of five poker dice (9 T J Q K A) with a claimed hand; accept and reroll, or call Liar! and risk a life.',
+  note: 'Poker uses one cup of five dice and lives: starting dice, wildcard chance and penalty do not apply.',
+  fields: [LIVES, DOGS_LIFE],
+  chips(v) {
+    const chips = ['Poker', `${v.lives ?? LIVES.default} lives`, `${v.turn_seconds ?? '?'}s turns`];
+    if (v.dogs_life) chips.push("dog's life");
+    return chips;
+  },
+  help: {
+    goal: 'Keep a life. Everyone starts with the room’s lives (3 by default).',
+    steps: [
+      'One cup of five dice, faces 9 10 J Q K A, goes round the table.',
+      'Whoever holds the cup claims a poker hand (pair, two pairs, three of a kind, full house, four, five of a kind; no straights) and passes it on. Only they have seen the dice.',
+      'The next player either calls Liar!, or accepts: looks at the dice, rerolls any of them (everyone hears how many), may leave dice exposed, and passes with a higher claim.',
+      'On Liar! the cup is lifted: if the hand is at least the claim, the caller loses a life; otherwise the claimer does.',
+      'Accepting five aces means rolling for five aces yourself, with up to two rerolls: make it and nobody loses a life; miss and you do.',
+    ],
+    tips: ['If your time runs out you accept and pass the cup unrolled, claiming “better”.',
+      'Dog’s life (a room option): the first player to lose their last life gets one more, once.'],
+  },
+  stylesheet: 'poker.css',
+  terms: {
+    round: 'hand',
+    pieces: 'lives',
+    bids: 'claims',
+    loss: 'a life',
+    revealHint: 'When someone calls Liar!, the cup is lifted here.',
+  },
+  panel: pokerPanel,
+  card,
+  reveal: pokerReveal,
+  moveEvents: ['claim_accepted', 'dice_rerolled', 'rolls_stopped'],
+  moveWords: (e) => (MOVE_WORDS[e.type] ? MOVE_WORDS[e.type](e) : null),
+  actionWords: (action) => (ACTION_WORDS[action.type] ? ACTION_WORDS[action.type](action) : null),
+  bidFromEvent(e) {
+    const bid = { player_id: e.player_id };
+    for (const k of ['hand', 'category']) if (e[k] !== undefined && e[k] !== null) bid[k] = e[k];
+    return bid;
+  },
+  replay: {
+    bidWords: (bid) => `${bid.hand.join(' ')} (${String(bid.category || '').replace(/_/g, ' ')})`,
+    hands: (history, record) => [h('div', { testid: 'replay-hand', dataset: { playerId: 'cup' } }, h('strong', {}, 'The cup: '),
+      (record.reveal.cup || []).join(' '), record.reveal.hand ? ` (${String(record.reveal.hand.category).replace(/_/g, ' ')})` : '')],
+    verdict: (reveal) => (reveal.count ? 'The claim held' : 'The claim was a lie'),
+    loss: () => 'a life',
+  },
+};

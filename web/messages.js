@@ -4,6 +4,8 @@
 // validator's wording, e.g. "String should match pattern …"); for other codes it is a
 // last resort only.
 
+import { defaultSystem, roomSystem } from './systems/index.js';
+
 /** The username rules, shown under the field before anyone submits. */
 export const USERNAME_RULES = '3 to 24 characters: letters A–Z, digits, _ and -. No spaces.';
 export const PASSWORD_RULES = 'At least 8 characters.';
@@ -61,7 +63,7 @@ const BY_CODE = {
   unknown_bot: 'That bot has already left.',
   not_enough_players: 'Add a bot or wait for another player: a game needs two.',
   not_ready: 'Not everyone is ready yet.',
-  too_many_players: 'Wild Stars is for 2 to 6 players: remove a seat or choose Classic.',
+  too_many_players: 'There are too many players for these rules: remove a seat or choose other rules.',
   not_finished: 'Only a finished game can be played again.',
   already_recreated: 'Someone already opened the next game: follow the link to it.',
   room_limit_reached: 'You already have 5 open rooms. Finish or leave one first.',
@@ -137,15 +139,26 @@ function fieldName(field) {
   return parts.length ? parts[parts.length - 1] : null;
 }
 
+/** Codes whose words name the room's rule system (a module of systems/, and the default one). */
+function systemWords(code, room) {
+  const system = room && room.settings ? roomSystem(room) : null;
+  if (code === 'too_many_players' && system && system.maxPlayers) {
+    return `${system.label} is for 2 to ${system.maxPlayers} players: remove a seat or choose ${defaultSystem().label}.`;
+  }
+  return null;
+}
+
 /**
  * Human words for an error: {code, field, status, message} (an ApiError), in the context of
- * an action ('login', 'register', 'guest', 'join', 'chat', or none).
+ * an action ('login', 'register', 'guest', 'join', 'chat', or none) and of the room on screen.
  */
-export function errorMessage(err, action = null) {
+export function errorMessage(err, action = null, room = null) {
   const code = (err && err.code) || 'http_error';
   const field = fieldName(err && err.field);
   const special = action && BY_ACTION[action];
   if (special && special[code]) return special[code];
+  const words = systemWords(code, room);
+  if (words) return words;
   if (INPUT_CODES.has(code) || (field && !BY_CODE[code])) {
     if (field && BY_FIELD[field]) return BY_FIELD[field];
     if (code === 'invalid_setting' || (field && field.startsWith('settings'))) return 'Choose a setting from the lists.';

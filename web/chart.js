@@ -6,7 +6,7 @@ const DASHES = [null, '7 3', '2 3', '10 3 2 3', '4 4'];
 const COLORS = ['#4f46e5', '#e11d48', '#0891b2', '#ca8a04', '#16a34a', '#9333ea', '#ea580c', '#0d9488', '#db2777', '#64748b'];
 
 /**
- * A line chart of dice counts (or poker lives); progress = [{round, counts: {player_id: n}}].
+ * A line chart of dice counts (or lives); progress = [{round, counts: {player_id: n}}].
  * labels: what is counted and what a step is called ({what: 'Lives', step: 'Hand'}).
  */
 export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round' } = {}) {

@@ -1,0 +1,206 @@
+// Game screen: bidding controls, player cards, metrics, round reveal, resign.
+
+import { h, mount, panel } from './dom.js';
+import { api } from './api.js';
+import { attempt, hooks, roomCall, state } from './core.js';
+import { eloPreviewCard, resultsCard } from './results.js';
+import { botMark } from './settings.js';
+import { initial } from './text.js';
+import { actionPath, capitalize, countdown, isActive, myPlayer } from './play.js';
+import { roomSystem } from './systems/index.js';
+
+// The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
+// the reveal, the words) comes from the room's system module (systems/<rules>.js).
+
+// ---- the bid slot -------------------------------------------------------------
+
+/** Between rounds and during the final reveal: one short line, not a big empty card. */
+function idleBidPanel(room, mine = myPlayer(room)) {
+  const g = room.game;
+  const { round } = roomSystem(room).terms;
+  const note = g.phase === 'break'
+    ? [`${capitalize(round)} ${g.round} is over. Next ${round} in `, countdown(g.break && g.break.deadline)]
+    : ['Final reveal: results in a moment…'];
+  const role = !mine ? ' You are watching.' : !isActive(mine) ? ' You keep watching.' : '';
+  return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
+    h('p', { class: 'idle-line' }, note, role));
+}
+
+function bidPanel(room) {
+  if (room.game.phase !== 'bidding') return idleBidPanel(room);
+  return roomSystem(room).panel(room, { countdown, active: isActive(myPlayer(room)) });
+}
+
+// ---- player cards -----------------------------------------------------------
+
+function playerCard(room, player) {
+  const g = room.game;
+  const me = room.me || {};
+  const isMe = player.id === me.player_id;
+  const bot = player.kind === 'bot';
+  const onTurn = g.phase === 'bidding' && g.turn && g.turn.player_id === player.id;
+  const agreed = g.phase === 'break' && g.break && (g.break.agreed || []).includes(player.id);
+  const out = player.eliminated || player.resigned;
+  const parts = roomSystem(room).card(room, player, { isMe, out });
+  return h('li', {
+    class: ['player-card', isMe ? 'is-me' : '', onTurn ? 'on-turn' : '', out ? 'is-out' : ''],
+    testid: 'player-card', dataset: { playerId: player.id },
+  },
+  h('div', { class: 'player-card-head' },
+    h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : initial(player.name)),
+    h('span', { class: 'player-card-name' },
+      h('strong', {}, player.name),
+      isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
+      bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
+    parts.count),
+  h('div', { class: 'player-card-dice' }, parts.dice),
+  h('div', { class: 'player-card-foot' },
+    parts.bid,
+    onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn ' : 'Thinking ', countdown(g.turn.deadline)) : null,
+    agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
+    player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
+}
+
+function playersPanel(room) {
+  const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
+  return h('section', { class: 'card players-panel', testid: 'player-cards' },
+    h('h2', {}, 'Players'),
+    h('ul', { class: 'player-cards' }, players.map((p) => playerCard(room, p))));
+}
+
+// ---- metrics ----------------------------------------------------------------
+
+function continueMode() {
+  // The seat's mode is what this game uses; the profile's is the remembered preference.
+  const fromRoom = state.room && state.room.me && state.room.me.continue_mode;
+  const fromProfile = state.me && state.me.preferences && state.me.preferences.continue_mode;
+  return fromRoom || fromProfile || 'auto';
+}
+
+async function setContinueMode(mode, button) {
+  // Naming the room applies the switch there at once (switching to Auto during a break agrees).
+  const body = { continue_mode: mode };
+  if (state.room && state.room.me && state.room.me.player_id) body.room_id = state.room.id;
+  const answer = await attempt(() => api('PATCH', '/me/preferences', body), button);
+  if (answer && answer.preferences && state.me) {
+    state.me.preferences = answer.preferences;
+    hooks.render();
+    if (body.room_id) hooks.refreshRoom();
+  }
+}
+
+function resignControl(room) {
+  const g = room.game;
+  const box = h('div', { class: 'resign-box' });
+  const ask = h('button', {
+    class: 'btn btn-ghost btn-small', testid: 'resign',
+    onclick: () => {
+      const confirm = h('button', {
+        class: 'btn btn-danger btn-small', testid: 'resign-confirm',
+        onclick: (event) => roomCall('POST', actionPath(room), { type: 'resign' }, event.currentTarget),
+      }, 'Yes, resign');
+      const cancel = h('button', { class: 'btn btn-ghost btn-small', testid: 'resign-cancel', onclick: () => mount(box, ask) }, 'Cancel');
+      mount(box, h('span', { class: 'small' }, 'Resign this game? '), confirm, cancel);
+    },
+  }, 'Resign');
+  void g;
+  return mount(box, ask);
+}
+
+function metricsPanel(room) {
+  const g = room.game;
+  const mine = myPlayer(room);
+  let timeLabel = 'Time';
+  let deadline = null;
+  if (g.phase === 'bidding' && g.turn) { timeLabel = 'Turn time'; deadline = g.turn.deadline; }
+  if (g.phase === 'break' && g.break) { timeLabel = 'Break'; deadline = g.break.deadline; }
+  const metric = (label, value, testid) => h('div', { class: 'metric', testid },
+    h('span', { class: 'metric-label' }, label), h('span', { class: 'metric-value' }, value));
+  const terms = roomSystem(room).terms;
+  const parts = [
+    metric(capitalize(terms.round), String(g.round), 'metric-round'),
+    metric(timeLabel, g.phase === 'final_reveal' ? 'Final reveal' : countdown(deadline, 'big'), 'metric-time'),
+    metric(`${capitalize(terms.pieces)} in play`, String(g.total_dice), 'metric-dice'),
+  ];
+  if (mine && state.user) {
+    const mode = continueMode();
+    const seg = (value, label) => h('button', {
+      type: 'button', class: 'seg', testid: `continue-${value}`, 'aria-pressed': String(mode === value),
+      onclick: (event) => { if (mode !== value) setContinueMode(value, event.currentTarget); },
+    }, label);
+    const agreed = g.break && (g.break.agreed || []).includes(mine.id);
+    let agree = null;
+    if (g.phase === 'break' && isActive(mine)) {
+      agree = agreed
+        ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, 'Agreed ✓')
+        : h('button', {
+          class: 'btn btn-primary btn-small', testid: 'agree',
+          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget),
+        }, 'Agree to next round');
+    }
+    parts.push(h('div', { class: 'metric metric-continue', testid: 'metric-continue' },
+      h('span', { class: 'metric-label' }, 'Continue'),
+      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Continue mode' }, seg('auto', 'Auto'), seg('manual', 'Manual')),
+      agree));
+  }
+  if (mine && isActive(mine) && room.status === 'playing') parts.push(resignControl(room));
+  return h('section', { class: 'card metrics-panel', testid: 'metrics' }, h('div', { class: 'metrics' }, parts));
+}
+
+// ---- round reveal -----------------------------------------------------------
+
+function revealPanel(room) {
+  const g = room.game;
+  const reveal = g && g.last_reveal;
+  const system = roomSystem(room);
+  if (!reveal) {
+    return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, 'Round reveal'),
+      h('p', { class: 'muted' }, system.terms.revealHint));
+  }
+  const previous = g.phase === 'bidding' && reveal.round < g.round;
+  return system.reveal(room, reveal, { previous });
+}
+
+// ---- screen -----------------------------------------------------------------
+
+function bannerPanel(room) {
+  const g = room.game;
+  if (room.status === 'finished') return resultsCard(room);
+  if (g && g.phase === 'final_reveal') {
+    return h('section', { class: 'card banner', testid: 'final-reveal' }, h('strong', {}, 'Final reveal'), ' — results in a moment…');
+  }
+  return null;
+}
+
+/** Render (or update) the game screen into container. */
+export function renderGame(container, room) {
+  if (container.dataset.kind !== 'game') {
+    container.dataset.kind = 'game';
+    mount(container, h('div', { class: 'game', testid: 'game-screen' },
+      h('div', { dataset: { slot: 'banner' } }),
+      h('div', { class: 'game-row', dataset: { slot: 'row' } },
+        h('div', { class: 'slot-bid', dataset: { slot: 'bid' } }),
+        h('div', { class: 'slot-players', dataset: { slot: 'players' } }),
+        h('div', { class: 'slot-metrics', dataset: { slot: 'metrics' } })),
+      h('div', { dataset: { slot: 'reveal' } }),
+      h('div', { dataset: { slot: 'extras' } })));
+  }
+  const slot = (name) => container.querySelector(`[data-slot="${name}"]`);
+  // Tests and tools wait on this to know a new view was rendered.
+  container.firstElementChild.dataset.version = String(room.version);
+  const g = room.game;
+  const me = room.me || {};
+  const finished = room.status === 'finished' || !g;
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id]), () => bannerPanel(room));
+  slot('row').hidden = finished;
+  if (!finished) {
+    const turn = g.turn || {};
+    const rules = room.settings && room.settings.rules;
+    panel(slot('bid'), JSON.stringify([g.round, g.phase, turn.number, turn.player_id, g.current_bid, g.total_dice, me, myPlayer(room), rules, g.table || null]), () => bidPanel(room));
+    panel(slot('players'), JSON.stringify([room.players, g.phase, turn, g.current_bid, me.dice, g.break, g.table || null]), () => playersPanel(room));
+    panel(slot('metrics'), JSON.stringify([g.round, g.phase, turn.deadline, g.break, g.total_dice, me.player_id, myPlayer(room), continueMode(), Boolean(state.user)]), () => metricsPanel(room));
+  }
+  panel(slot('reveal'), JSON.stringify([g && g.last_reveal, g && g.round, g && g.phase, room.players, room.settings && room.settings.rules]), () => (g ? revealPanel(room) : null));
+  panel(slot('extras'), JSON.stringify([room.status, me.player_id, room.players]),
+    () => (!finished && me.player_id ? eloPreviewCard(room, { collapsible: true }) : null));
+}

@@ -1,0 +1,35 @@
+// Small pieces of the game screen that the screen and the rule-system modules share.
+
+import { h } from './dom.js';
+import { serverNow } from './api.js';
+import { formatSeconds, playerById } from './core.js';
+
+export function actionPath(room) {
+  return `/rooms/${encodeURIComponent(room.id)}/actions`;
+}
+
+export function myPlayer(room) {
+  const me = room.me || {};
+  return me.player_id ? playerById(room, me.player_id) : null;
+}
+
+export function isActive(player) {
+  return Boolean(player && !player.eliminated && !player.resigned && player.dice_count > 0);
+}
+
+export function capitalize(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+export function diceWord(n) {
+  return `${n} ${n === 1 ? 'die' : 'dice'}`;
+}
+
+/** A live countdown to an ISO deadline (the app's timer loop updates it). */
+export function countdown(deadline, extraClass = '') {
+  if (!deadline) return h('span', { class: 'countdown muted' }, '—');
+  // Filled at once (the timer loop keeps it current), so a fresh screen never shows a blank.
+  const left = Date.parse(deadline) - serverNow();
+  const text = Number.isNaN(left) ? '—' : formatSeconds(left);
+  return h('span', { class: ['countdown', extraClass], dataset: { deadline }, testid: 'countdown' }, text);
+}

@@ -1,0 +1,132 @@
+// Room settings: labels, allowed values (SPEC §2), form fields and summaries.
+
+import { h } from './dom.js';
+import { defaultSystem, systemOf, systems } from './systems/index.js';
+
+/** Settings every room has, whatever its rules (a system's own fields come from its module). */
+const SHARED_FIELDS = [
+  { name: 'turn_seconds', label: 'Time per turn', default: 30, options: [[15, '15 s'], [30, '30 s'], [60, '60 s']] },
+  { name: 'break_seconds', label: 'Break between rounds', default: 60, options: [[30, '30 s'], [60, '60 s'], [120, '120 s']] },
+  { name: 'joining', label: 'Joining', default: 'open', options: [['open', 'Open'], ['approval', 'Host approval'], ['passcode', '4-digit passcode']] },
+];
+
+const RULES_LABEL = 'Rules';
+
+/** The settings of a new room: the default system's fields and the shared ones, at their defaults. */
+export function defaultSettings() {
+  const system = defaultSystem();
+  const values = {};
+  for (const field of [...system.fields, ...SHARED_FIELDS]) values[field.name] = field.default;
+  return { ...values, rules: system.rules };
+}
+
+/** Every settings field of the form: each system's own (first seen first), then the shared ones. */
+function allFields() {
+  const fields = new Map();
+  for (const system of systems()) for (const field of system.fields) if (!fields.has(field.name)) fields.set(field.name, field);
+  for (const field of SHARED_FIELDS) fields.set(field.name, field);
+  return [...fields.values()];
+}
+
+/** Whether a settings field applies to a room with these rules. */
+function applies(name, rules) {
+  return SHARED_FIELDS.some((f) => f.name === name) || systemOf(rules).fields.some((f) => f.name === name);
+}
+
+export function rulesLabel(value) {
+  const found = systems().find((s) => s.rules === value);
+  return found ? found.label : String(value ?? defaultSystem().label);
+}
+
+function rulesHelp(value) {
+  return systemOf(value).summary;
+}
+
+function optionLabel(field, value) {
+  const found = field.options.find(([v]) => String(v) === String(value));
+  return found ? found[1] : String(value ?? '—');
+}
+
+/**
+ * Editable settings fields. onChange(name, value) is called with typed values.
+ * prefix names the data-testid of each select: `${prefix}-${name}`.
+ */
+export function settingsForm(values, onChange, prefix = 'setting', { guestRoom = false } = {}) {
+  let rules = values.rules ?? defaultSystem().rules;
+  const help = h('span', { class: 'field-help muted small', testid: `${prefix}-rules-help` }, rulesHelp(rules));
+  // A system's note says which of the other systems' settings it does without.
+  const notes = systems().filter((system) => system.note).map((system) => [system.rules,
+    h('p', { class: 'muted small settings-note', testid: `${prefix}-${system.rules}-note` }, system.note)]);
+  const rulesId = `${prefix}-rules`;
+  const rulesSelect = h('select', {
+    id: rulesId, testid: rulesId, value: rules,
+    onchange: (event) => {
+      rules = event.target.value;
+      sync();
+      onChange('rules', rules);
+    },
+  }, systems().map((system) => h('option', { value: system.rules }, system.label)));
+  const rulesRow = h('label', { class: 'field field-wide', for: rulesId },
+    h('span', { class: 'field-label' }, RULES_LABEL), rulesSelect, help);
+  const fieldRows = [];
+  const rows = allFields().map((field) => {
+    const id = `${prefix}-${field.name}`;
+    const select = h('select', {
+      id,
+      testid: id,
+      value: String(values[field.name] ?? field.default),
+      onchange: (event) => {
+        const raw = event.target.value;
+        const kind = typeof field.options[0][0];
+        const typed = kind === 'number' ? Number(raw) : kind === 'boolean' ? raw === 'true' : raw;
+        onChange(field.name, typed);
+      },
+    }, field.options.map(([v, label]) => h('option', { value: String(v) }, label)));
+    if (guestRoom && field.name === 'joining') {
+      select.disabled = true;
+      select.title = 'Guest rooms cannot be joined by others';
+    }
+    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, field.label), select);
+    fieldRows.push([field.name, row, select]);
+    return row;
+  });
+  function sync() {
+    help.textContent = rulesHelp(rules);
+    for (const [owner, note] of notes) note.hidden = rules !== owner;
+    for (const [name, row, select] of fieldRows) {
+      const on = applies(name, rules);
+      row.hidden = !on;
+      if (!(guestRoom && name === 'joining')) select.disabled = !on;
+    }
+  }
+  sync();
+  return h('div', { class: 'settings-form' }, rulesRow, rows, notes.map(([, note]) => note));
+}
+
+/** Read-only list of settings. */
+export function settingsSummary(values) {
+  const rules = values.rules ?? defaultSystem().rules;
+  const fields = allFields().filter((field) => applies(field.name, rules));
+  return h('dl', { class: 'settings-summary' },
+    h('dt', {}, RULES_LABEL),
+    h('dd', { testid: 'summary-rules', title: rulesHelp(values.rules) }, rulesLabel(rules)),
+    fields.map((field) => [
+      h('dt', {}, field.label),
+      h('dd', { testid: `summary-${field.name}` }, optionLabel(field, values[field.name] ?? field.default)),
+    ]));
+}
+
+/** Short chips for the lobby: the system's, then how to join. */
+export function settingsChips(values) {
+  const v = values || {};
+  const chips = systemOf(v.rules).chips(v);
+  if (v.joining === 'approval') chips.push('approval');
+  if (v.joining === 'passcode') chips.push('passcode');
+  return h('span', { class: 'chips' }, chips.map((c) => h('span', { class: 'chip' }, c)));
+}
+
+/** Short avatar mark of a bot: "B1" for "Bot 1". */
+export function botMark(player) {
+  const number = /(\d+)\s*$/.exec(player.name || '');
+  return number ? `B${number[1]}` : 'B';
+}

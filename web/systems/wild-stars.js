@@ -1,0 +1,215 @@
+// Wild Stars (SPEC-VARIANTS.md): the star replaces the 1 and is always wild, star bids sit on
+// one track with the number bids, a bidder may show dice and reroll the rest, and the side that
+// was wrong loses the difference (a perfect bid costs everyone else a die, Die Hard excepted).
+
+import { h } from '../dom.js';
+import { playerName, state } from '../core.js';
+import { bidBadge, bidWordsShort, die } from '../dice.js';
+import {
+  DICE_TERMS, STARTING_DICE, diceBidFromEvent, diceBidPanel, diceCard, diceReplay, diceReveal, diceTableWords,
+} from '../bidding.js';
+import { diceWord } from '../play.js';
+
+/** The faces a bid may name: the star, then 2-6. */
+const FACES = ['*', 2, 3, 4, 5, 6];
+
+/** "at least 3 dice showing ★" (star bid) or "at least 4 dice showing 3 or ★". */
+function bidMeaning(quantity, face) {
+  const dice = `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'} showing`;
+  return face === '*' ? `${dice} ★` : `${dice} ${face} or ★`;
+}
+
+/** Twice a bid's space on the track: 2q for a number bid, 4k - 1 for k stars. */
+function trackRank(quantity, face) {
+  return face === '*' ? 4 * quantity - 1 : 2 * quantity;
+}
+
+/** A higher space with any face, or the same number space with a higher face. */
+function isRaise(quantity, face, current) {
+  if (!current) return true;
+  const next = trackRank(quantity, face);
+  const old = trackRank(current.quantity, current.face);
+  return next > old || (next === old && face !== '*' && current.face !== '*' && face > current.face);
+}
+
+/** The smallest legal bid with the given face, or null if none fits. */
+function minimumWithFace(face, current, totalDice) {
+  for (let quantity = 1; quantity <= totalDice; quantity += 1) {
+    if (isRaise(quantity, face, current)) return quantity;
+  }
+  return null;
+}
+
+/** Dice a player has set out in the open this round (public). */
+function shownDice(room, playerId) {
+  const table = room.game && room.game.table;
+  return (table && table.shown && table.shown[playerId]) || [];
+}
+
+/** The bid to start from: the face the player knows most of (cup and shown dice, stars count). */
+function defaultBid(room) {
+  const g = room.game;
+  const me = room.me || {};
+  const known = [...(me.dice || []), ...shownDice(room, me.player_id)];
+  const stars = known.filter((d) => d === '*').length;
+  const count = (face) => (face === '*' ? stars : stars + known.filter((d) => d === face).length);
+  const faces = [...FACES].sort((a, b) => count(b) - count(a) || (b === '*' ? 1 : b) - (a === '*' ? 1 : a));
+  for (const face of faces) {
+    const quantity = minimumWithFace(face, g.current_bid, g.total_dice);
+    if (quantity !== null) return { quantity, face };
+  }
+  return { quantity: g.total_dice, face: 6 };
+}
+
+/**
+ * "Show & reroll": click dice of the cup to set them out in the open (at least one
+ * stays in the cup); the rest of the cup is rerolled with the bid. With no die picked nothing
+ * is rerolled (a reroll without showing is not a move). Returns the controls and a function
+ * giving the extra fields of the bid action ({show: [...]} or {}).
+ */
+function showRerollControls(room, myTurn) {
+  const g = room.game;
+  const cup = (room.me && room.me.dice) || [];
+  const key = `${g.round}:${g.turn ? g.turn.number : ''}`;
+  if (!state.show || state.show.key !== key) state.show = { key, on: false, picked: [] };
+  const sel = state.show;
+  const toggle = h('button', {
+    type: 'button', class: 'btn btn-ghost btn-small show-toggle', testid: 'show-reroll',
+    'aria-pressed': String(sel.on), disabled: !myTurn,
+    title: 'Set dice of your cup out in the open and reroll the rest with your bid',
+  }, 'Show & reroll');
+  const hint = h('p', { class: 'muted small show-hint', testid: 'show-reroll-hint', 'aria-live': 'polite' });
+  const dice = cup.map((value, index) => {
+    const button = h('button', {
+      type: 'button', class: 'cup-die', testid: 'cup-die', dataset: { index: String(index) },
+      'aria-pressed': String(sel.picked.includes(index)), disabled: !myTurn || cup.length < 2,
+      'aria-label': `Set out die ${index + 1}`,
+    }, die(value, { size: 'medium' }));
+    button.addEventListener('click', () => {
+      if (sel.picked.includes(index)) sel.picked = sel.picked.filter((i) => i !== index);
+      else if (sel.picked.length < cup.length - 1) sel.picked = [...sel.picked, index];
+      else { hint.textContent = 'Keep at least one die in your cup.'; return; }
+      sel.on = sel.on || sel.picked.length > 0;
+      sync();
+    });
+    return button;
+  });
+  toggle.addEventListener('click', () => {
+    sel.on = !sel.on;
+    if (!sel.on) sel.picked = [];
+    sync();
+  });
+  function sync() {
+    toggle.setAttribute('aria-pressed', String(sel.on));
+    if (box) box.classList.toggle('is-on', sel.on);
+    for (const button of dice) button.setAttribute('aria-pressed', String(sel.picked.includes(Number(button.dataset.index))));
+    const n = cup.length;
+    const k = sel.picked.length;
+    if (!sel.on) {
+      hint.textContent = 'Optional: click dice of your cup to set them out in the open; the rest are rerolled with your bid.';
+    } else if (k === 0) {
+      hint.textContent = 'Click the dice to set out (at least one); the rest of your cup is rerolled with your bid.';
+    } else {
+      hint.textContent = `With your bid you set out ${k} ${k === 1 ? 'die' : 'dice'} for everyone to see and reroll the other ${n - k}.`;
+    }
+  }
+  let box = null;
+  sync();
+  box = h('div', { class: ['show-reroll', sel.on ? 'is-on' : ''], testid: 'show-reroll-box' },
+    h('div', { class: 'row-between' }, h('span', { class: 'field-label' }, 'Your cup'), toggle),
+    h('div', { class: 'cup-picker', role: 'group', 'aria-label': 'Your cup' }, dice),
+    hint);
+  const extra = () => {
+    if (!sel.on) return {};
+    // A reroll without showing anything is not a move: nothing picked, nothing rerolled.
+    return sel.picked.length ? { show: [...sel.picked].sort((a, b) => a - b) } : {};
+  };
+  return { box, extra };
+}
+
+function revealSummary(room, reveal) {
+  const bid = reveal.bid;
+  const bidder = playerName(room, bid.player_id);
+  const challenger = playerName(room, reveal.challenger_id);
+  const d = reveal.count - bid.quantity;
+  const lines = [
+    h('p', {}, h('strong', {}, bidder), ` bid ${bidWordsShort(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
+      h('strong', {}, challenger), ' called Liar!'),
+    h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
+      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face === '*' ? '★' : `${bid.face} or ★`}`,
+      d < 0 ? `: ${diceWord(-d)} short, the bid was a lie.` : d > 0 ? `: ${diceWord(d)} more than bid, the bid stood.` : ': exactly the bid.'),
+  ];
+  if (reveal.perfect) {
+    lines.push(h('p', { class: 'ok', testid: 'reveal-perfect' }, h('strong', {}, 'Perfect bid! '),
+      `Everyone but ${bidder} loses a die.`));
+  }
+  const lost = Object.entries(reveal.lost || {}).filter(([, n]) => n > 0);
+  if (!reveal.perfect) {
+    for (const [id, n] of lost) lines.push(h('p', {}, h('strong', {}, playerName(room, id)), ` loses ${diceWord(n)}.`));
+  }
+  for (const id of reveal.die_hard || []) {
+    lines.push(h('p', { testid: 'reveal-die-hard' }, h('strong', {}, playerName(room, id)), ' keeps the last die: Die Hard!'));
+  }
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is eliminated.`));
+  return h('div', { class: 'reveal-summary' }, lines);
+}
+
+const TRACK = {
+  faces: FACES,
+  words: bidWordsShort,
+  isRaise,
+  minimum: minimumWithFace,
+  defaultBid,
+  preview: (room, quantity, face) => [`You bid ${bidWordsShort(quantity, face)}: ${bidMeaning(quantity, face)}`],
+  controls: showRerollControls,
+  shownDice,
+};
+
+const REVEAL = {
+  summary: revealSummary,
+  isLoser: (reveal, row) => ((reveal.lost || {})[row.player_id] || 0) > 0,
+  pills(reveal, row) {
+    const n = (reveal.lost || {})[row.player_id] || 0;
+    return [
+      reveal.perfect && row.player_id === reveal.bid.player_id ? h('span', { class: 'pill pill-ok', testid: 'perfect-bid' }, 'perfect bid') : null,
+      (reveal.die_hard || []).includes(row.player_id) ? h('span', { class: 'pill pill-ok', testid: 'die-hard' }, 'Die Hard') : null,
+      n > 0 ? h('span', { class: 'pill pill-bad', testid: 'reveal-lost' }, `−${diceWord(n)}`) : null,
+    ];
+  },
+  footnote: ' Dice with a dashed frame were shown (set out in the open).',
+};
+
+export default {
+  rules: 'wild-stars',
+  label: 'Wild Stars',
+  summary: '★ replaces the 1 and is always wild; bid stars, show dice and reroll; lose the difference.',
+  note: 'Wildcard chance and penalty do not apply to Wild Stars.',
+  fields: [STARTING_DICE],
+  maxPlayers: 6,
+  chips: (v) => ['Wild Stars', `${v.starting_dice ?? '?'} dice`, `${v.turn_seconds ?? '?'}s turns`],
+  help: {
+    goal: 'Be the last player with dice. 2 to 6 players.',
+    steps: [
+      'The dice show ★ 2 3 4 5 6: the ★ replaces the 1 and is always wild.',
+      'A number bid like “four 3s” counts 3s and ★s. A star bid like “two stars” counts ★s only.',
+      'All bids sit on one ladder: 1, 1★, 2, 3, 2★, 4, 5, 3★ … (k stars sit just above 2k − 1 dice). Move up the ladder, or keep the number and raise the face.',
+      'After your bid you may Show & reroll: set some dice out in the open (keep at least one in your cup) and reroll the rest. Shown dice stay visible for the round.',
+      'On Liar!, the side that was wrong loses the difference: three short means the bidder loses three dice; two over means the caller loses two.',
+      'Exactly right is a perfect bid: everyone but the bidder loses a die, except a player on their last die who did not call Liar! (Die Hard).',
+    ],
+    tips: ['The winner of the challenge opens the next round.'],
+  },
+  terms: DICE_TERMS,
+  panel: (room) => diceBidPanel(room, TRACK),
+  card: (room, player, opts) => diceCard(room, player, opts, TRACK),
+  reveal: (room, reveal, opts) => diceReveal(room, reveal, opts, REVEAL),
+  moveEvents: [],
+  moveWords(e) {
+    if (e.type !== 'bid_placed') return null;
+    const show = (e.show || []).length ? ` (shows ${e.show.map((d) => (d === '*' ? '★' : d)).join(' ')})` : '';
+    return `${bidWordsShort(e.quantity, e.face)}${show}`;
+  },
+  actionWords: diceTableWords.actionWords,
+  bidFromEvent: diceBidFromEvent,
+  replay: diceReplay,
+};
