@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Phase, Player, Room, Settings, Status
-from chalicelib.engine.rules import rule_system
+from chalicelib.engine.systems import rule_system
 from chalicelib.engine.views import bot_view
 
 SYSTEMS: dict[str, dict[str, Any]] = {

@@ -562,7 +562,7 @@ class Bench:
     def play(self, shape: Shape, seed: int) -> Counts:
         """One whole game of ``shape``; its counts."""
         from chalicelib.engine.dice import SeededRoller
-        from chalicelib.engine.rules import rule_system
+        from chalicelib.engine.systems import rule_system
 
         meter, notifier = self.meter, self.notifier
         users = [self.user(f"p{i}") for i in range(shape.humans)]

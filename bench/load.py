@@ -66,7 +66,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from chalicelib.engine.dice import SeededRoller  # noqa: E402
-from chalicelib.engine.rules import rule_system  # noqa: E402
+from chalicelib.engine.systems import rule_system  # noqa: E402
 
 MAX_STEPS_PER_HUMAN = 2_000
 """A human's play loop ends after this many iterations whatever happens."""

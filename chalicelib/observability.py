@@ -345,20 +345,16 @@ class ObservedTimers:
         self.inner.cancel(room_id, version)
 
 
-_BOT_SYSTEMS = ("classic", "wild-stars", "poker")
-
-
 def instrument_bots() -> Callable[[], None]:
     """Time every bot decision (``BotDecisionTime``, ms, by rules); return an undo function.
 
     The engine is pure and keeps no clock, so the timing wraps each rule system's
     ``bot_action`` on the shared rule-system objects, once per process.
     """
-    from chalicelib.engine.rules import rule_system
+    from chalicelib.engine.systems import SYSTEMS
 
     undo: list[Callable[[], None]] = []
-    for name in _BOT_SYSTEMS:
-        system = rule_system(name)
+    for name, system in SYSTEMS.items():
         decide = system.bot_action
         if getattr(decide, "_observed", False):
             continue

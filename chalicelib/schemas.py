@@ -10,10 +10,13 @@ decorator; ``openapi_document()`` turns it into the published document.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.json_schema import models_json_schema
+
+from chalicelib.engine.actions import WholeNumber
+from chalicelib.engine.systems import ACTION_BODIES
 
 MAX_BODY_BYTES = 16 * 1024
 """Bodies above this size are refused with 413 before parsing."""
@@ -39,22 +42,11 @@ Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
 
 
-def _not_bool_or_decimal(value: Any) -> Any:
-    # A Literal of ints also matches True (== 1) and 2.0 (== 2): only JSON integers count.
-    if isinstance(value, bool | float):
-        raise ValueError("must be a whole number (not true/false or a decimal)")
-    return value
-
-
-WholeNumber = BeforeValidator(_not_bool_or_decimal)
-"""Put on every ``Literal`` of ints in a request model."""
-
-Face = Annotated[Literal[1, 2, 3, 4, 5, 6, "*"], WholeNumber]
-"""A bid's face: 1–6, or ``"*"`` for a star bid (Wild Stars; the rule system checks which apply)."""
 FaceOut = int | Literal["*"]
 Rules = Literal["classic", "wild-stars", "poker"]
+"""The rule systems: the registry's names (``engine.systems.SYSTEMS``; a test keeps them equal)."""
 PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
-"""A poker die's face, low to high (Poker Liar Dice)."""
+"""A poker die's face, low to high, as views show it (the action bodies declare their own)."""
 PokerCategory = Literal[
     "high_card",
     "pair",
@@ -64,9 +56,6 @@ PokerCategory = Literal[
     "four_of_a_kind",
     "five_of_a_kind",
 ]
-PokerPosition = Annotated[int, Field(ge=0, le=4)]
-Positions = Annotated[list[PokerPosition], Field(max_length=5)]
-CupPosition = Annotated[int, Field(ge=0, le=9)]
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -149,82 +138,6 @@ class AddBotBody(Request):
     level: Literal["easy", "medium", "strong"] | None = None
 
 
-Turn = Annotated[int, Field(ge=0, le=10**9)]
-
-
-class BidAction(Request):
-    """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``).
-
-    Wild Stars only: ``show`` sets those cup positions out in the open and rerolls the rest of
-    the cup; ``reroll: true`` without ``show`` rerolls the whole cup.
-    """
-
-    type: Literal["bid"]
-    quantity: Annotated[int, Field(ge=1, le=10_000)]
-    face: Face
-    turn: Turn
-    show: Annotated[list[CupPosition], Field(max_length=10)] | None = None
-    reroll: bool | None = None
-
-
-class LiarAction(Request):
-    """Call Liar! on the current bid."""
-
-    type: Literal["liar"]
-    turn: Turn
-
-
-class PartialClaim(Request):
-    """A partial claim: the lowest legal hand of ``category`` whose groups start with ``faces``."""
-
-    category: PokerCategory
-    faces: Annotated[list[PokerFace], Field(max_length=5)] = []
-
-
-class ClaimAction(Request):
-    """Poker Liar Dice: pass the cup with a claim.
-
-    ``hand`` is five faces, ``"better"`` (the lowest hand beating the claim accepted and
-    containing the exposed dice) or a partial claim; the server stores the full hand. At the
-    ``respond`` stage a claim accepts and passes the cup unlooked; at ``reroll`` it passes
-    without rerolling. ``expose``/``unexpose`` set cup positions out or take them back first.
-    """
-
-    type: Literal["claim"]
-    turn: Turn
-    hand: (
-        Annotated[list[PokerFace], Field(min_length=5, max_length=5)]
-        | Literal["better"]
-        | (PartialClaim)
-    )
-    expose: Positions | None = None
-    unexpose: Positions | None = None
-
-
-class AcceptAction(Request):
-    """Poker Liar Dice: accept the claim passed to you and look at the cup."""
-
-    type: Literal["accept"]
-    turn: Turn
-
-
-class RerollAction(Request):
-    """Poker Liar Dice: reroll these cup positions (the count is announced), expose or take back."""
-
-    type: Literal["reroll"]
-    turn: Turn
-    dice: Positions = []
-    expose: Positions | None = None
-    unexpose: Positions | None = None
-
-
-class StopAction(Request):
-    """Poker Liar Dice: stop rolling for five aces (the cup stands as it is)."""
-
-    type: Literal["stop"]
-    turn: Turn
-
-
 class AgreeAction(Request):
     """Agree to start the next round (during a break)."""
 
@@ -237,21 +150,14 @@ class ResignAction(Request):
     type: Literal["resign"]
 
 
-class ActionBody(
-    RootModel[
-        Annotated[
-            BidAction
-            | LiarAction
-            | ClaimAction
-            | AcceptAction
-            | RerollAction
-            | StopAction
-            | AgreeAction
-            | ResignAction,
-            Field(discriminator="type"),
-        ]
-    ]
-):
+_ActionUnion = Annotated[
+    Union[(*ACTION_BODIES, AgreeAction, ResignAction)],  # type: ignore[valid-type]
+    Field(discriminator="type"),
+]
+"""Every rule system's turn actions (declared by each system), then ``agree`` and ``resign``."""
+
+
+class ActionBody(RootModel[_ActionUnion]):
     """POST /rooms/{room_id}/actions."""
 
 
@@ -627,7 +533,7 @@ class HandHistory(Answer):
     room_id: str
     status: Literal["waiting", "playing", "finished", "closed"]
     complete: bool
-    rules: Literal["classic", "wild-stars", "poker"]
+    rules: Rules
     settings: PublicSettings
     rated: bool
     players: list[HistoryPlayer]

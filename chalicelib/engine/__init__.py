@@ -2,7 +2,8 @@
 
 No boto3, no clock, no environment, no global random: time (epoch ms) and a ``Roller`` are
 inputs. Rooms and lobby: ``room``; play: ``game``; what a viewer sees: ``views``;
-rule systems: ``rules`` (classic in ``classic``); bots: ``bots``; ratings: ``ratings``.
+rule systems: the interface ``rules``, one package each under ``systems`` (with their bots),
+listed in the registry ``systems``; ratings: ``ratings``.
 """
 
 from .dice import Roller, ScriptedRoller, SecretsRoller, SeededRoller

@@ -18,7 +18,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from .model import WILD, Reveal
+from .state import WILD, Reveal
 
 # -- binomial tables --------------------------------------------------------------------------
 

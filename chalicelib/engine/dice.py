@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Protocol
 
-from .model import WILD, Die
+from .state import WILD, Die
 
 
 class Roller(Protocol):

@@ -41,12 +41,10 @@ from .model import (
     Room,
     Status,
 )
-from .rules import rule_system
+from .systems import TURN_ACTIONS, rule_system
 
 Event = dict[str, Any]
 
-TURN_ACTIONS = ("bid", "liar", "claim", "accept", "reroll", "stop")
-"""Action types answered with a ``turn``; the rule system says which of them it plays."""
 
 MAX_ADVANCE_STEPS = 100_000
 """A guard against a bug looping forever; a real game ends long before."""
@@ -63,19 +61,7 @@ def _game(room: Room) -> Game:
 
 def in_game(room: Room) -> list[Player]:
     """Players still in the game, in seat order."""
-    return [p for p in room.players if p.in_game]
-
-
-def next_clockwise(room: Room, player_id: str) -> Player:
-    """The next player after ``player_id`` (who may be out) who is still in the game."""
-    players = room.players
-    n = len(players)
-    start = next(i for i, p in enumerate(players) if p.id == player_id)
-    for step in range(1, n + 1):
-        p = players[(start + step) % n]
-        if p.in_game:
-            return p
-    raise AssertionError("no player left in the game")
+    return room.in_game()
 
 
 def _opener_from(room: Room, player_id: str) -> Player:
@@ -83,7 +69,7 @@ def _opener_from(room: Room, player_id: str) -> Player:
     p = room.player(player_id)
     if p is not None and p.in_game:
         return p
-    return next_clockwise(room, player_id)
+    return room.next_clockwise(player_id)
 
 
 def _lowest_free_rank(room: Room) -> int:

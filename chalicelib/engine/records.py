@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .model import CompletedRound, Room, Status
-from .rules import rule_system
+from .systems import rule_system
 from .views import iso, reveal_view
 
 FORMAT: Final = "liars-lies/hand-history"

@@ -14,7 +14,7 @@ from . import game as game_flow
 from .dice import Roller
 from .errors import Conflict, Forbidden, NotFound, NotHost, WrongPhase
 from .model import BOT_LEVELS, MAX_BOTS, Player, Room, Settings, Status
-from .rules import rule_system
+from .systems import rule_system
 
 Event = dict[str, Any]
 

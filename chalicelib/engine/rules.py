@@ -5,7 +5,11 @@ ranks, ratings, views of everything but the round) lives in ``game`` and ``views
 same for every system. What happens *inside a round* is a rule system's business: how hands
 are rolled, which bids are legal, how a challenge resolves and what it costs, what a timeout
 does, how a bot plays and what the round looks like to a viewer. Adding a system (SPEC §9) is
-adding a module that implements ``RuleSystem`` and registering it in ``rule_system()``.
+adding a package under ``systems/`` that implements ``RuleSystem`` and one line in the
+registry (``systems/__init__.py``); see docs/ARCHITECTURE.md, "How to add a rule system".
+
+This module imports no rule system. A system sees the room through ``Table`` (the seats,
+the game in play, the settings), never through the shared flow in ``game``.
 
 A system keeps any state of its own in ``Game.extra`` and ``Reveal.extra`` (stored opaquely
 with the room) and shows public round information through ``table_view``: rooms, storage,
@@ -14,16 +18,48 @@ timers and the callers of the view function never change for a new system.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic import BaseModel
+
+from .actions import BidAction, LiarAction
 from .errors import InvalidAction, NoBidToChallenge
-from .model import WILD, RevealRow
+from .state import WILD, Die, RevealRow
 
 if TYPE_CHECKING:
     from .dice import Roller
-    from .model import Bid, Player, Reveal, Room, Settings
+    from .state import Bid, Game, Player, Reveal
+
+
+class RoomSettings(Protocol):
+    """The room settings a rule system reads."""
+
+    @property
+    def starting_dice(self) -> int: ...
+    @property
+    def wildcard_chance(self) -> int: ...
+    @property
+    def penalty(self) -> str: ...
+    @property
+    def lives(self) -> int: ...
+    @property
+    def dogs_life(self) -> bool: ...
+
+
+class Table(Protocol):
+    """What a rule system sees of a room: the seats, the game in play and the settings."""
+
+    @property
+    def players(self) -> list[Player]: ...
+    @property
+    def game(self) -> Game | None: ...
+    @property
+    def settings(self) -> RoomSettings: ...
+    def player(self, player_id: str) -> Player | None: ...
+    def in_game(self) -> list[Player]: ...
+    def next_clockwise(self, player_id: str) -> Player: ...
 
 
 @dataclass(slots=True)
@@ -45,24 +81,33 @@ class TurnOutcome:
 
 
 class RuleSystem(Protocol):
-    """What a rule system provides to the shared room machinery."""
+    """What a rule system provides to the shared room machinery.
+
+    Besides its hooks a system declares: its ``name`` (the ``rules`` setting), the
+    ``turn_actions`` it plays (action types answered with a ``turn``), the pydantic
+    ``action_bodies`` of those actions (the wire schemas of ``POST …/actions``), and the
+    ``setting_choices``: the settings it owns and their allowed values (each a field of ``model.Settings``).
+    """
 
     name: str
+    turn_actions: tuple[str, ...]
+    action_bodies: tuple[type[BaseModel], ...]
+    setting_choices: Mapping[str, tuple[Any, ...]]
 
-    def deal(self, room: Room, roller: Roller) -> None:
+    def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
         ...
 
-    def check_start(self, room: Room) -> None:
+    def check_start(self, room: Table) -> None:
         """Refuse to start when the seats do not suit the system (raise a DomainError)."""
         ...
 
-    def starting_count(self, settings: Settings) -> int:
-        """What each player's ``dice_count`` starts at (dice, or lives in Poker Liar Dice)."""
+    def starting_count(self, settings: RoomSettings) -> int:
+        """What each player's ``dice_count`` starts at (dice, or lives)."""
         ...
 
     def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
     ) -> TurnOutcome:
         """Validate and apply the acting player's turn action (raise before changing anything)."""
         ...
@@ -71,7 +116,7 @@ class RuleSystem(Protocol):
         """A hand as it appears on the wire."""
         ...
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Validate a bid action (raise before changing anything), apply its side effects, return it."""
         ...
 
@@ -79,19 +124,19 @@ class RuleSystem(Protocol):
         """A bid as every viewer sees it (``player_id``, ``quantity``, ``face``)."""
         ...
 
-    def table_view(self, room: Room) -> dict[str, Any] | None:
+    def table_view(self, room: Table) -> dict[str, Any] | None:
         """Public information of the round in play beyond the current bid (e.g. shown dice)."""
         ...
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Reveal every hand, decide the challenge and apply its penalty to dice counts."""
         ...
 
-    def next_opener(self, room: Room, reveal: Reveal) -> str:
+    def next_opener(self, room: Table, reveal: Reveal) -> str:
         """Who should open the next round (before skipping players who are out)."""
         ...
 
-    def timeout_action(self, room: Room) -> dict[str, Any]:
+    def timeout_action(self, room: Table) -> dict[str, Any]:
         """What the server does for a player whose turn deadline passed."""
         ...
 
@@ -105,15 +150,9 @@ class RuleSystem(Protocol):
         """Let bots learn from a completed, public reveal (mutates ``memory``)."""
         ...
 
-
-def rule_system(name: str) -> RuleSystem:
-    """The rule system a room's ``rules`` setting names."""
-    from .classic import CLASSIC
-    from .poker import POKER
-    from .wild_stars import WILD_STARS
-
-    systems: dict[str, RuleSystem] = {"classic": CLASSIC, "wild-stars": WILD_STARS, "poker": POKER}
-    return systems[name]
+    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+        """Which of a revealed hand's dice count toward the bid (recomputed when a room is read)."""
+        ...
 
 
 class BiddingRules:
@@ -122,7 +161,15 @@ class BiddingRules:
     Subclasses provide ``deal``, ``place_bid``, ``resolve`` and the rest of ``RuleSystem``.
     """
 
-    def starting_count(self, settings: Settings) -> int:
+    turn_actions: tuple[str, ...] = ("bid", "liar")
+    action_bodies: tuple[type[BaseModel], ...] = (BidAction, LiarAction)
+    setting_choices: Mapping[str, tuple[Any, ...]] = {}
+
+    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+        """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""
+        return [d in (bid.face, WILD) for d in dice]
+
+    def starting_count(self, settings: RoomSettings) -> int:
         """Each player starts with the room's starting dice."""
         return settings.starting_dice
 
@@ -138,27 +185,25 @@ class BiddingRules:
             "face": "*" if bid.face == WILD else bid.face,
         }
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Validate a bid and apply its side effects (each system's own)."""
         raise NotImplementedError
 
-    def bid_extras(self, room: Room, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+    def bid_extras(self, room: Table, player: Player, action: dict[str, Any]) -> dict[str, Any]:
         """What a bid announces beside quantity and face (read before ``place_bid`` applies it).
 
         Used only once ``place_bid`` has accepted the action; classic bids announce nothing more.
         """
         return {}
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Decide a challenge (each system's own)."""
         raise NotImplementedError
 
     def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
     ) -> TurnOutcome:
         """A turn is a bid, or Liar! on the current bid."""
-        from .game import next_clockwise
-
         game = room.game
         assert game is not None
         kind = action.get("type")
@@ -166,7 +211,7 @@ class BiddingRules:
             extras = self.bid_extras(room, player, action)
             bid = self.place_bid(room, player, action, roller)
             event = {"type": "bid_placed", **self.bid_view(bid), **extras}
-            return TurnOutcome([event], bid=bid, next_player=next_clockwise(room, player.id))
+            return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
         if kind == "liar":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Liar! on")
@@ -175,7 +220,7 @@ class BiddingRules:
         raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
-def reveal_rows(room: Room, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:
+def reveal_rows(room: Table, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:
     """Every hand of the round against the current bid: one row per player, and the count.
 
     A die counts toward a bid on a face if it shows that face or ``*`` (a normal 1 is not wild);

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .model import WILD, Bid, Phase, Player, Reveal, Room, Status
-from .rules import RuleSystem, rule_system
+from .rules import RuleSystem
+from .systems import rule_system
 
 
 def iso(ms: int | None) -> str | None:
@@ -31,9 +32,8 @@ def die_out(d: int) -> int | str:
     return "*" if d == WILD else d
 
 
-def reveal_view(reveal: Reveal, rules: RuleSystem | None = None) -> dict[str, Any]:
-    """A completed round's reveal: everything is public once the round is over."""
-    rules = rules or rule_system("classic")
+def reveal_view(reveal: Reveal, rules: RuleSystem) -> dict[str, Any]:
+    """A completed round's reveal (``rules``: the room's system): all public once it is over."""
     return {
         **reveal.extra,
         "round": reveal.round,

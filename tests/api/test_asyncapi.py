@@ -24,6 +24,7 @@ from chalicelib.asyncapi import CLIENT_MESSAGES, asyncapi_document
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.room import UserRef, add_bot, create_room, start
+from chalicelib.engine.systems import SYSTEMS
 from chalicelib.engine.views import events_for
 from tests.api.conftest import Env
 
@@ -101,7 +102,7 @@ def _bot_game_events(rules: str, seed: int) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("rules", ["classic", "wild-stars", "poker"])
+@pytest.mark.parametrize("rules", list(SYSTEMS))
 def test_every_event_the_engine_emits_fits_its_published_model(rules: str) -> None:
     adapter: TypeAdapter[Any] = TypeAdapter(schemas.AnyEvent)
     seen = set()

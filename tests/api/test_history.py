@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib.engine.systems import SYSTEMS
 from tests.api.conftest import Env
 
 SETTINGS = {
@@ -71,7 +72,7 @@ def _play_out(env: Env, rid: str, watcher: Watcher, during: Any = None) -> dict[
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("rules", ["classic", "wild-stars", "poker"])
+@pytest.mark.parametrize("rules", list(SYSTEMS))
 def test_history_of_a_whole_game_is_what_the_players_saw(api_env: Env, rules: str) -> None:
     env = api_env
     rid, _token, watcher = _start(env, rules)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from chalicelib import schemas
 from chalicelib.engine.model import Bid
-from chalicelib.engine.wild_stars import STAR_FACE, is_raise
+from chalicelib.engine.systems.wild_stars.track import STAR_FACE, is_raise
 from tests.api.conftest import Env
 from tests.api.helpers import player_to_act, setup_game
 

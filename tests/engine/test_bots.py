@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.engine import bots, game
+from chalicelib.engine import game
 from chalicelib.engine.bot_model import (
     BIDS,
     BLUFFS,
@@ -35,7 +35,8 @@ from chalicelib.engine.model import (
     Settings,
     Status,
 )
-from chalicelib.engine.rules import rule_system
+from chalicelib.engine.systems import SYSTEMS, rule_system
+from chalicelib.engine.systems.classic import bot as bots
 from chalicelib.engine.views import bot_view
 
 LEVELS = ("easy", "strong", "random", "naive", "binomial")
@@ -349,18 +350,20 @@ def test_strong_keeps_calling_a_bid_that_cannot_be_true_whatever_the_roller() ->
 SYSTEM_LEVELS = ("easy", "medium", "strong", "random", "naive")
 SYSTEM_SETTINGS = {
     "classic": lambda draw: {"wildcard_chance": draw(st.sampled_from([0, 10]))},
-    "wild-stars": lambda draw: {},
     "poker": lambda draw: {"lives": draw(st.integers(1, 3))},
 }
+"""Settings drawn for a system beyond the starting dice (none for a system not listed)."""
 
 
 @st.composite
 def system_positions(draw: st.DrawFn) -> tuple[Room, SeededRoller]:
     """A position reached by playing random legal moves in a random rule system."""
-    system = draw(st.sampled_from(sorted(SYSTEM_SETTINGS)))
+    system = draw(st.sampled_from(sorted(SYSTEMS)))
     players = draw(st.integers(2, 6))
     settings = Settings(
-        rules=system, starting_dice=draw(st.integers(1, 5)), **SYSTEM_SETTINGS[system](draw)
+        rules=system,
+        starting_dice=draw(st.integers(1, 5)),
+        **SYSTEM_SETTINGS.get(system, lambda draw: {})(draw),
     )
     room = Room(id="r", host_id="p1", created_by_guest=False, created_at=0, settings=settings)
     for i in range(players):
@@ -438,8 +441,8 @@ def test_no_level_in_any_rule_system_reads_hidden_dice(
 
 
 def test_the_strong_poker_bot_believes_a_claimant_less_once_their_claims_proved_false() -> None:
-    from chalicelib.engine import bots_poker
-    from chalicelib.engine.poker import ACE, bid_of
+    from chalicelib.engine.systems.poker import bot as bots_poker
+    from chalicelib.engine.systems.poker.hands import ACE, bid_of
 
     def challenged(claim: list[int], cup: str, rerolled: int) -> Reveal:
         return Reveal(

@@ -7,13 +7,16 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.engine import classic, game, poker, wild_stars
+from chalicelib.engine import game
 from chalicelib.engine import views as game_views
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Bid, Phase, Room, Status
 from chalicelib.engine.room import UserRef, add_bot, create_room, join, set_ready, start
-from chalicelib.engine.rules import rule_system
+from chalicelib.engine.systems import SYSTEMS, rule_system
+from chalicelib.engine.systems.classic import rules as classic
+from chalicelib.engine.systems.poker import hands as poker
+from chalicelib.engine.systems.wild_stars import track as wild_stars
 from chalicelib.engine.views import events_for, room_view
 from tests.engine.helpers import bids_in, dice_lists_in
 
@@ -500,7 +503,7 @@ def drive_by_ticks(room: Room, seed: int, lateness: SeededRoller | None) -> list
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    rules=st.sampled_from(["classic", "wild-stars", "poker"]),
+    rules=st.sampled_from(list(SYSTEMS)),
     humans=st.integers(1, 2),
     bots=st.integers(1, 3),
     seed=st.integers(0, 2**32),

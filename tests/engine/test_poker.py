@@ -10,16 +10,16 @@ from chalicelib.engine import game
 from chalicelib.engine.dice import ScriptedRoller, SeededRoller
 from chalicelib.engine.errors import DomainError, IllegalBid, InvalidAction, WrongPhase
 from chalicelib.engine.model import Phase, Status
-from chalicelib.engine.poker import (
+from chalicelib.engine.room import create_room, join, set_ready, start
+from chalicelib.engine.systems.poker.hands import (
     CATEGORIES,
     canonical,
     category,
     claim_probability,
-    decide,
     hand_rank,
     parse_claim,
 )
-from chalicelib.engine.room import create_room, join, set_ready, start
+from chalicelib.engine.systems.poker.rules import decide
 from chalicelib.engine.views import bot_view, events_for, room_view
 from tests.engine.helpers import T0, dice_lists_in, pid, user
 
@@ -386,7 +386,7 @@ def test_poker_bot_decisions_are_always_legal(level: str) -> None:
 
 
 def test_the_strong_bot_remembers_only_its_own_claim_and_the_cup_it_passed() -> None:
-    from chalicelib.engine.rules import rule_system
+    from chalicelib.engine.systems import rule_system
 
     rules = rule_system("poker")
     room, roller = pk("99JQK")
@@ -416,7 +416,7 @@ def test_the_strong_bot_remembers_only_its_own_claim_and_the_cup_it_passed() -> 
 
 
 def test_the_remembered_cup_counts_only_the_dice_not_rerolled() -> None:
-    from chalicelib.engine import bots_poker
+    from chalicelib.engine.systems.poker import bot as bots_poker
 
     room, roller = pk("AAAKQ")
     me = pid(room, 0)

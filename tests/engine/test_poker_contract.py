@@ -10,8 +10,9 @@ from chalicelib import schemas
 from chalicelib.engine import game
 from chalicelib.engine.dice import ScriptedRoller
 from chalicelib.engine.errors import DomainError
-from chalicelib.engine.poker import ALL_HANDS, FACE_NAMES, NOT_ACCEPTED
 from chalicelib.engine.room import create_room, join, set_ready, start
+from chalicelib.engine.systems.poker.hands import ALL_HANDS, FACE_NAMES
+from chalicelib.engine.systems.poker.rules import NOT_ACCEPTED
 from chalicelib.engine.views import room_view
 from tests.engine.helpers import T0, pid, user
 

@@ -201,8 +201,8 @@ def test_a_bot_table_plays_wild_stars_to_the_end() -> None:
 @pytest.mark.parametrize("level", ["easy", "strong"])
 def test_wild_stars_bot_decisions_are_always_legal(level: str) -> None:
     """Seats driven by the Wild Stars policy never need the engine's timeout fallback."""
+    from chalicelib.engine.systems.wild_stars.rules import decide
     from chalicelib.engine.views import bot_view
-    from chalicelib.engine.wild_stars import decide
 
     for seed in range(25):
         room = create_room("r", user(1), {**WS, "starting_dice": 1 + seed % 5}, T0)

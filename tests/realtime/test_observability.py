@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from chalicelib import observability, wiring
-from chalicelib.engine import rules as engine_rules
+from chalicelib.engine import systems as engine_rules
 from chalicelib.ports import VersionConflict
 from tests.realtime.conftest import RealtimeEnv
 

@@ -37,166 +37,34 @@ rolls left in the five-aces stage; ``dog`` (kept across hands) who had the dog's
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import combinations_with_replacement
-from math import factorial
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-from .dice import Roller
-from .errors import IllegalBid, InvalidAction, WrongPhase
-from .model import Bid, Player, Reveal, RevealRow, Room, Settings
-from .rules import TurnOutcome
+from pydantic import BaseModel
 
-FACE_NAMES = "9TJQKA"
-ACE = 6
-CATEGORIES = (
-    "high_card",
-    "pair",
-    "two_pairs",
-    "three_of_a_kind",
-    "full_house",
-    "four_of_a_kind",
-    "five_of_a_kind",
+from ...actions import LiarAction
+from ...dice import Roller
+from ...errors import IllegalBid, InvalidAction, WrongPhase
+from ...rules import RoomSettings, Table, TurnOutcome
+from ...state import Bid, Die, Player, Reveal, RevealRow
+from . import bot
+from .actions import AcceptAction, ClaimAction, RerollAction, StopAction
+from .hands import (
+    ACE,
+    CATEGORIES,
+    FACE_NAMES,
+    FIVE_ACES_RANK,
+    better_claim,
+    bid_hand,
+    bid_of,
+    bid_rank,
+    canonical,
+    category,
+    faces_out,
+    hand_rank,
+    parse_claim,
 )
-_PATTERNS = {
-    (1, 1, 1, 1, 1): 0,
-    (2, 1, 1, 1): 1,
-    (2, 2, 1): 2,
-    (3, 1, 1): 3,
-    (3, 2): 4,
-    (4, 1): 5,
-    (5,): 6,
-}
-_BASE = 7**5
-
-Hand = tuple[int, ...]
-
-
-def canonical(dice: list[int] | Hand) -> Hand:
-    """The dice in canonical order: larger groups first, equal groups by the higher face."""
-    counts = Counter(dice)
-    order = sorted(counts, key=lambda f: (counts[f], f), reverse=True)
-    return tuple(f for f in order for _ in range(counts[f]))
-
-
-def category(dice: list[int] | Hand) -> int:
-    """The hand's category index (0 high card … 6 five of a kind)."""
-    return _PATTERNS[tuple(sorted(Counter(dice).values(), reverse=True))]
-
-
-def _code(hand: Hand) -> int:
-    code = 0
-    for f in hand:
-        code = code * 7 + f
-    return code
-
-
-def _decode(code: int) -> Hand:
-    out = []
-    for _ in range(5):
-        out.append(code % 7)
-        code //= 7
-    return tuple(reversed(out))
-
-
-def hand_rank(dice: list[int] | Hand) -> int:
-    """A number that orders hands: category first, then the dice in canonical order."""
-    hand = canonical(dice)
-    return category(hand) * _BASE + _code(hand)
-
-
-ALL_HANDS: list[Hand] = sorted(
-    (canonical(h) for h in combinations_with_replacement(range(1, 7), 5)), key=hand_rank
-)
-"""Every distinct hand (252), lowest first."""
-_RANK_OF_SORTED: dict[Hand, int] = {tuple(sorted(h)): hand_rank(h) for h in ALL_HANDS}
-_HAND_COUNTS = {h: Counter(h) for h in ALL_HANDS}
-FIVE_ACES_RANK = hand_rank((ACE,) * 5)
-
-
-def fast_rank(dice: list[int] | Hand) -> int:
-    """``hand_rank`` through a table (bots evaluate many hands)."""
-    return _RANK_OF_SORTED[tuple(sorted(dice))]
-
-
-def bid_of(player_id: str, hand: Hand) -> Bid:
-    """A claim stored as a ``Bid``: quantity is the category, face the encoded hand."""
-    return Bid(player_id, category(hand), _code(canonical(hand)))
-
-
-def bid_hand(bid: Bid) -> Hand:
-    """The full hand a stored claim stands for."""
-    return _decode(bid.face)
-
-
-def bid_rank(bid: Bid) -> int:
-    """The claim's rank."""
-    return bid.quantity * _BASE + bid.face
-
-
-def faces_out(dice: list[int] | Hand) -> list[int | str]:
-    """Dice on the wire: ``"9"`` … ``"A"``."""
-    return [FACE_NAMES[d - 1] for d in dice]
-
-
-def parse_face(value: Any, field: str) -> int:
-    """A face name (``"9"``, ``"T"``/``"10"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"``) as 1..6."""
-    if isinstance(value, str):
-        text = "T" if value == "10" else value.upper()
-        if len(text) == 1 and text in FACE_NAMES:
-            return FACE_NAMES.index(text) + 1
-    raise InvalidAction('faces are "9", "T", "J", "Q", "K" or "A"', field=field)
-
-
-def contains(hand: Hand, exposed: list[int]) -> bool:
-    """The hand includes every exposed die."""
-    need = Counter(exposed)
-    have = _HAND_COUNTS.get(hand) or Counter(hand)
-    return all(have[f] >= n for f, n in need.items())
-
-
-def lowest_claim(
-    current: int | None, exposed: list[int], cat: int | None = None, faces: Hand = ()
-) -> Hand | None:
-    """The lowest hand above ``current`` (a rank) containing ``exposed`` and meeting the partial."""
-    for hand in ALL_HANDS:
-        if current is not None and hand_rank(hand) <= current:
-            continue
-        if cat is not None and category(hand) != cat:
-            continue
-        if faces and tuple(dict.fromkeys(hand))[: len(faces)] != faces:
-            continue
-        if contains(hand, exposed):
-            return hand
-    return None
-
-
-def parse_claim(spec: Any, current: int | None, exposed: list[int]) -> Hand:
-    """The full hand a claim stands for, if it is legal (else raise ``IllegalBid``)."""
-    if spec == "better":
-        hand = lowest_claim(current, exposed)
-    elif isinstance(spec, list):
-        if len(spec) != 5:
-            raise InvalidAction("a full claim names five faces", field="hand")
-        hand = canonical([parse_face(v, "hand") for v in spec])
-        if current is not None and hand_rank(hand) <= current:
-            raise IllegalBid("a claim must beat the claim accepted", field="hand")
-        if not contains(hand, exposed):
-            raise IllegalBid("a claim must include the exposed dice", field="hand")
-    elif isinstance(spec, dict):
-        name = spec.get("category")
-        if name not in CATEGORIES:
-            raise InvalidAction("category must be one of: " + ", ".join(CATEGORIES), field="hand")
-        raw = spec.get("faces", [])
-        if not isinstance(raw, list) or len(raw) > 5:
-            raise InvalidAction("faces must be a list of up to five faces", field="hand")
-        faces = tuple(parse_face(v, "hand") for v in raw)
-        hand = lowest_claim(current, exposed, CATEGORIES.index(name), faces)
-    else:
-        raise InvalidAction('hand must be five faces, "better" or {category, faces}', field="hand")
-    if hand is None:
-        raise IllegalBid("no hand meets that claim, beats the claim and shows the exposed dice")
-    return hand
 
 
 def _positions(action: dict[str, Any], name: str) -> list[int]:
@@ -236,26 +104,37 @@ class PokerRules:
     """Poker Liar Dice as SPEC-VARIANTS.md describes it."""
 
     name = "poker"
+    turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")
+    action_bodies: tuple[type[BaseModel], ...] = (
+        ClaimAction,
+        AcceptAction,
+        LiarAction,
+        RerollAction,
+        StopAction,
+    )
+    setting_choices: Mapping[str, tuple[Any, ...]] = MappingProxyType(
+        {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
+    )
 
     # -- state helpers --------------------------------------------------------------------
 
     @staticmethod
-    def _x(room: Room) -> dict[str, Any]:
+    def _x(room: Table) -> dict[str, Any]:
         assert room.game is not None
         return room.game.extra
 
-    def _cup(self, room: Room) -> list[int]:
+    def _cup(self, room: Table) -> list[int]:
         return [int(c) for c in self._x(room).get("cup", "")]
 
-    def _exposed(self, room: Room) -> list[int]:
+    def _exposed(self, room: Table) -> list[int]:
         return [int(c) for c in self._x(room).get("ex", "")]
 
-    def _set(self, room: Room, cup: list[int], exposed: list[int]) -> None:
+    def _set(self, room: Table, cup: list[int], exposed: list[int]) -> None:
         x = self._x(room)
         x["cup"] = "".join(str(d) for d in cup)
         x["ex"] = "".join(str(i) for i in sorted(exposed))
 
-    def _show_to(self, room: Room, holder: Player | None) -> None:
+    def _show_to(self, room: Table, holder: Player | None) -> None:
         """Only the holder who has looked sees the cup (as their hand)."""
         cup = self._cup(room)
         for p in room.players:
@@ -263,10 +142,10 @@ class PokerRules:
 
     # -- RuleSystem -----------------------------------------------------------------------
 
-    def check_start(self, room: Room) -> None:
+    def check_start(self, room: Table) -> None:
         """Any table of two or more passes the cup."""
 
-    def starting_count(self, settings: Settings) -> int:
+    def starting_count(self, settings: RoomSettings) -> int:
         """Players start with the room's lives."""
         return settings.lives
 
@@ -274,7 +153,7 @@ class PokerRules:
         """Poker faces by name."""
         return faces_out(dice)
 
-    def deal(self, room: Room, roller: Roller) -> None:
+    def deal(self, room: Table, roller: Roller) -> None:
         """The hand's starter rolls all five dice and looks; nothing is exposed."""
         game = room.game
         assert game is not None and game.opener is not None
@@ -285,7 +164,7 @@ class PokerRules:
         self._set(room, [_die(roller) for _ in range(5)], [])
         self._show_to(room, room.player(game.opener))
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Poker has claims, not bids."""
         raise InvalidAction("Poker Liar Dice has claims: use type claim", field="type")
 
@@ -297,7 +176,7 @@ class PokerRules:
             "category": CATEGORIES[bid.quantity],
         }
 
-    def table_view(self, room: Room) -> dict[str, Any] | None:
+    def table_view(self, room: Table) -> dict[str, Any] | None:
         """Stage, cup holder, exposed dice by position, announced rerolls, lives."""
         game = room.game
         assert game is not None
@@ -313,11 +192,9 @@ class PokerRules:
         }
 
     def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
     ) -> TurnOutcome:
         """One stage of the cup's journey (validated before anything changes)."""
-        from .game import next_clockwise
-
         game = room.game
         assert game is not None
         x = game.extra
@@ -383,7 +260,7 @@ class PokerRules:
             bid = bid_of(player.id, hand)
             events.append({"type": "bid_placed", **self.bid_view(bid)})
             self._show_to(room, None)
-            return TurnOutcome(events, bid=bid, next_player=next_clockwise(room, player.id))
+            return TurnOutcome(events, bid=bid, next_player=room.next_clockwise(player.id))
         raise InvalidAction(
             "type must be one of: claim, accept, liar, reroll, stop (Poker Liar Dice)",
             field="type",
@@ -402,7 +279,7 @@ class PokerRules:
         return sorted(kept + expose)
 
     def _reroll(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
     ) -> TurnOutcome:
         game = room.game
         assert game is not None
@@ -445,7 +322,7 @@ class PokerRules:
             return TurnOutcome(events, next_player=player)
         raise WrongPhase("you reroll after accepting a claim", code="wrong_stage")
 
-    def _lose_life(self, room: Room, player: Player, extra: dict[str, Any]) -> None:
+    def _lose_life(self, room: Table, player: Player, extra: dict[str, Any]) -> None:
         player.dice_count -= 1
         x = self._x(room)
         if player.dice_count <= 0 and room.settings.dogs_life and "dog" not in x:
@@ -455,7 +332,7 @@ class PokerRules:
         extra["lost"] = {player.id: 1}
 
     def _reveal(
-        self, room: Room, challenger: Player, met: bool, loser: Player | None, winner: Player
+        self, room: Table, challenger: Player, met: bool, loser: Player | None, winner: Player
     ) -> Reveal:
         game = room.game
         assert game is not None and game.current_bid is not None
@@ -494,30 +371,26 @@ class PokerRules:
             extra=extra,
         )
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Lift the cup: a hand at least the claim costs the challenger a life, else the claimant."""
-        from .game import next_clockwise
-
         game = room.game
         assert game is not None and game.current_bid is not None
         claimant = room.player(game.current_bid.player_id)
         assert claimant is not None
         met = hand_rank(self._cup(room)) >= bid_rank(game.current_bid)
         loser, winner = (challenger, claimant) if met else (claimant, challenger)
-        nxt = next_clockwise(room, challenger.id).id if met else challenger.id
+        nxt = room.next_clockwise(challenger.id).id if met else challenger.id
         reveal = self._reveal(room, challenger, met, loser, winner)
         reveal.extra["next_id"] = nxt
         return reveal
 
-    def _aces_decided(self, room: Room, player: Player) -> Reveal:
-        from .game import next_clockwise
-
+    def _aces_decided(self, room: Table, player: Player) -> Reveal:
         game = room.game
         assert game is not None and game.current_bid is not None
         made = self._cup(room) == [ACE] * 5
         claimant = room.player(game.current_bid.player_id)
         assert claimant is not None
-        nxt = next_clockwise(room, player.id).id
+        nxt = room.next_clockwise(player.id).id
         reveal = self._reveal(
             room, player, made, None if made else player, player if made else claimant
         )
@@ -525,11 +398,11 @@ class PokerRules:
         reveal.extra["next_id"] = nxt
         return reveal
 
-    def next_opener(self, room: Room, reveal: Reveal) -> str:
+    def next_opener(self, room: Table, reveal: Reveal) -> str:
         """Decided when the hand was: see ``resolve`` and the five-aces rule."""
         return str(reveal.extra["next_id"])
 
-    def timeout_action(self, room: Room) -> dict[str, Any]:
+    def timeout_action(self, room: Table) -> dict[str, Any]:
         """Königswinter: accept and pass unrolled as "better"; five aces: reroll the non-aces."""
         game = room.game
         assert game is not None
@@ -548,61 +421,16 @@ class PokerRules:
     def bot_action(
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
-        """The poker bots (``bots_poker``): decide from their own view only."""
+        """The poker bots (``bot``): decide from their own view only."""
         return decide(view, level, roller, memory)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """The strong bot learns how often each player's challenged claims were true."""
-        from . import bots_poker
+        bot.observe(memory, reveal)
 
-        bots_poker.observe(memory, reveal)
-
-
-def better_claim(current: int | None, cup: list[int], exposed: list[int]) -> dict[str, Any]:
-    """Claim ``better``, taking the exposed dice back if no better hand contains them."""
-    if lowest_claim(current, [cup[i] for i in exposed]) is not None:
-        return {"type": "claim", "hand": "better"}
-    return {"type": "claim", "hand": "better", "unexpose": sorted(exposed)}
-
-
-# -- the bot ------------------------------------------------------------------------------
-
-
-def _outcomes(r: int) -> list[tuple[Hand, float]]:
-    out = []
-    for combo in combinations_with_replacement(range(1, 7), r):
-        ways = factorial(r)
-        for n in Counter(combo).values():
-            ways //= factorial(n)
-        out.append((combo, ways / 6**r))
-    return out
-
-
-_OUTCOMES = [_outcomes(r) for r in range(6)]
-
-
-def p_at_least(fixed: list[int], r: int, target: int) -> float:
-    """Chance that ``fixed`` plus ``r`` fresh dice make a hand ranked at least ``target``."""
-    base = list(fixed)
-    return sum(p for combo, p in _OUTCOMES[r] if fast_rank(base + list(combo)) >= target)
-
-
-def claim_probability(
-    claim: Hand, exposed: list[int], claimant_rerolled: int | None, level: str
-) -> float:
-    """How likely the cup meets the claim, from what every seat sees."""
-    target = hand_rank(claim)
-    hidden = 5 - len(exposed)
-    p_random = p_at_least(exposed, hidden, target)
-    if claimant_rerolled is None or level == "easy":
-        return p_random
-    # the dice the claimant kept presumably carry the best part of the claim
-    rest = list((Counter(claim) - Counter(exposed)).elements())
-    rest = list(canonical(rest)) if rest else []
-    k = min(claimant_rerolled, hidden)
-    kept = rest[: hidden - k]
-    p_kept = p_at_least(exposed + kept, hidden - len(kept), target)
-    return 0.4 * p_random + 0.6 * p_kept
+    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+        """Reveal rows hold no dice in Poker Liar Dice (the lifted cup is in the extras)."""
+        return []
 
 
 def decide(
@@ -611,15 +439,8 @@ def decide(
     roller: Roller | None = None,
     memory: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A poker bot's action, from its own player view (``bots_poker``)."""
-    from . import bots_poker
-
-    return bots_poker.decide(view, level, roller, memory)
+    """A poker bot's action, from its own player view (``bot``)."""
+    return bot.decide(view, level, roller, memory)
 
 
 POKER = PokerRules()
-
-
-def bid_view_hand(bid: Bid) -> list[int | str]:
-    """The faces of a stored claim's full hand, as shown."""
-    return faces_out(bid_hand(bid))

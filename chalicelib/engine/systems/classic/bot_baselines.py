@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bot_model import Seat, legal_raises, lowest_raise, plain_probability, tail
-from .dice import Roller
+from ...bot_model import Seat, legal_raises, lowest_raise, plain_probability, tail
+from ...dice import Roller
 
 Action = dict[str, Any]
 

@@ -29,10 +29,10 @@ import math
 from itertools import accumulate
 from typing import Any
 
-from .bot_model import DEFAULT_CALL_RATE, pmf, tail, tail_table
-from .dice import Roller
-from .model import WILD
-from .wild_stars import FACES, STAR_FACE, is_raise, track_rank
+from ...bot_model import DEFAULT_CALL_RATE, pmf, tail, tail_table
+from ...dice import Roller
+from ...state import WILD
+from .track import FACES, STAR_FACE, is_raise, track_rank
 
 Action = dict[str, Any]
 ALL_FACES = (STAR_FACE, *FACES)
@@ -125,7 +125,7 @@ class _View:
 
 
 def _bid_of(current: tuple[int, int] | None) -> Any:
-    from .model import Bid
+    from ...state import Bid
 
     return None if current is None else Bid("", current[0], current[1])
 
@@ -421,7 +421,7 @@ def decide(
     roller: Roller | None = None,
 ) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    from .dice import ScriptedRoller
+    from ...dice import ScriptedRoller
 
     v = _View(view)
     roll = roller if roller is not None else ScriptedRoller()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dice import Roller, roll
-from .errors import IllegalBid, InvalidAction
-from .model import Bid, Player, Reveal, Room
-from .rules import BiddingRules, reveal_rows
+from ...dice import Roller, roll
+from ...errors import IllegalBid, InvalidAction
+from ...rules import BiddingRules, Table, reveal_rows
+from ...state import Bid, Player, Reveal
+from . import bot
 
 
-def total_dice(room: Room) -> int:
+def total_dice(room: Table) -> int:
     """Dice in play: the sum over players still in the game."""
     return sum(p.dice_count for p in room.players if p.in_game)
 
@@ -27,20 +28,20 @@ class ClassicRules(BiddingRules):
 
     name = "classic"
 
-    def deal(self, room: Room, roller: Roller) -> None:
+    def deal(self, room: Table, roller: Roller) -> None:
         """Everyone still in the game rerolls every remaining die."""
         chance = room.settings.wildcard_chance
         for p in room.players:
             p.hand = roll(roller, p.dice_count, chance) if p.in_game else []
 
-    def check_start(self, room: Room) -> None:
+    def check_start(self, room: Table) -> None:
         """Classic plays with any number of participants (two or more)."""
 
-    def table_view(self, room: Room) -> dict[str, Any] | None:
+    def table_view(self, room: Table) -> dict[str, Any] | None:
         """Classic rounds show nothing beyond the current bid."""
         return None
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Faces 1–6, quantity 1..dice in play, and strictly higher than the current bid."""
         for name in ("show", "reroll"):
             if action.get(name) is not None:
@@ -69,7 +70,7 @@ class ClassicRules(BiddingRules):
             )
         return Bid(player.id, quantity, face)
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Count matching faces plus ``*``: meeting the bid makes the challenger lose."""
         game = room.game
         assert game is not None and game.current_bid is not None
@@ -94,11 +95,11 @@ class ClassicRules(BiddingRules):
             rows=rows,
         )
 
-    def next_opener(self, room: Room, reveal: Reveal) -> str:
+    def next_opener(self, room: Table, reveal: Reveal) -> str:
         """The loser of the challenge opens the next round."""
         return reveal.loser_id
 
-    def timeout_action(self, room: Room) -> dict[str, Any]:
+    def timeout_action(self, room: Table) -> dict[str, Any]:
         """Liar! if a bid exists, otherwise the opening bid one 1."""
         assert room.game is not None
         if room.game.current_bid is not None:
@@ -109,15 +110,11 @@ class ClassicRules(BiddingRules):
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
         """Delegate to the classic bot policies."""
-        from . import bots
-
-        return bots.decide(view, level, memory, roller)
+        return bot.decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """Feed a completed reveal to the bots' opponent model."""
-        from . import bots
-
-        bots.observe(memory, reveal)
+        bot.observe(memory, reveal)
 
 
 CLASSIC = ClassicRules()

@@ -32,8 +32,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from . import bot_baselines
-from .bot_model import (
+from ...bot_model import (
     CALL_BINS,
     DEFAULT_CALL_RATE,
     Seat,
@@ -46,9 +45,10 @@ from .bot_model import (
     tail_at,
     tail_table,
 )
-from .bot_model import observe as _observe
-from .dice import Roller
-from .model import Reveal
+from ...bot_model import observe as _observe
+from ...dice import Roller
+from ...state import Reveal
+from . import bot_baselines
 
 Action = dict[str, Any]
 
@@ -286,7 +286,7 @@ def medium(seat: Seat) -> Action:
     """
     from dataclasses import replace
 
-    from .dice import ScriptedRoller
+    from ...dice import ScriptedRoller
 
     return strong(replace(seat, bidder=None), {}, ScriptedRoller())
 

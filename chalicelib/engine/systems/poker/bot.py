@@ -32,8 +32,8 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from .dice import Roller
-from .poker import (
+from ...dice import Roller
+from .hands import (
     _OUTCOMES,
     ACE,
     ALL_HANDS,
@@ -285,7 +285,7 @@ def _stats(memory: dict[str, Any], player_id: str) -> list[int]:
 
 def observe(memory: dict[str, Any], reveal: Any) -> None:
     """Score each reading of the claimant by their challenged claim; count calls (public)."""
-    from .poker import bid_hand, bid_rank, parse_face
+    from .hands import bid_hand, bid_rank, parse_face
 
     memory.pop("pc", None)  # a hand ends: nobody's last claim carries over
     extra = reveal.extra
@@ -488,7 +488,7 @@ def decide(
     memory: dict[str, Any] | None = None,
 ) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    from .dice import ScriptedRoller
+    from ...dice import ScriptedRoller
 
     v = _View(view)
     if level == "random":

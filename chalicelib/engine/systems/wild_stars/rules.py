@@ -24,30 +24,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dice import Roller
-from .errors import Conflict, IllegalBid, InvalidAction
-from .model import WILD, Bid, Player, Reveal, Room, decode_dice, encode_dice
-from .rules import BiddingRules, reveal_rows
+from ...dice import Roller
+from ...errors import Conflict, IllegalBid, InvalidAction
+from ...rules import BiddingRules, Table, reveal_rows
+from ...state import WILD, Bid, Player, Reveal, decode_dice, encode_dice
+from . import bot
+from .track import FACES, STAR_FACE, is_raise
 
-STAR_FACE = WILD
-FACES = (2, 3, 4, 5, 6)
 MAX_PLAYERS = 6
 
 
-def track_rank(quantity: int, face: int) -> int:
-    """Twice the bid's space on the track: 2q for a number bid, 4k − 1 for k stars."""
-    return 4 * quantity - 1 if face == STAR_FACE else 2 * quantity
-
-
-def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
-    """A higher space with any face, or the same number space with a higher face."""
-    if current is None:
-        return True
-    new, old = track_rank(quantity, face), track_rank(current.quantity, current.face)
-    return new > old or (new == old and face != STAR_FACE and face > current.face)
-
-
-def shown_dice(room: Room, player_id: str) -> list[int]:
+def shown_dice(room: Table, player_id: str) -> list[int]:
     """The dice a player has set out in the open this round."""
     assert room.game is not None
     return decode_dice(room.game.extra.get("shown", {}).get(player_id, ""))
@@ -72,7 +59,7 @@ class WildStarsRules(BiddingRules):
 
     name = "wild-stars"
 
-    def check_start(self, room: Room) -> None:
+    def check_start(self, room: Table) -> None:
         """Wild Stars is played by two to six players."""
         if len(room.players) > MAX_PLAYERS:
             raise Conflict(
@@ -80,14 +67,14 @@ class WildStarsRules(BiddingRules):
                 code="too_many_players",
             )
 
-    def deal(self, room: Room, roller: Roller) -> None:
+    def deal(self, room: Table, roller: Roller) -> None:
         """Everyone still in the game rolls every die into the cup; nothing is shown."""
         assert room.game is not None
         room.game.extra = {}
         for p in room.players:
             p.hand = [_die(roller) for _ in range(p.dice_count)] if p.in_game else []
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Validate the bid (and any show-and-reroll), then apply the show and the reroll."""
         game = room.game
         assert game is not None
@@ -129,7 +116,7 @@ class WildStarsRules(BiddingRules):
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)
 
-    def bid_extras(self, room: Room, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+    def bid_extras(self, room: Table, player: Player, action: dict[str, Any]) -> dict[str, Any]:
         """A bid announces the dice it sets out in the open (``show``) and whether the cup was
         rerolled (``reroll``); the rerolled dice themselves stay hidden."""
         show = action.get("show") or []
@@ -141,7 +128,7 @@ class WildStarsRules(BiddingRules):
         ]
         return {"show": self.dice_view(faces), "reroll": bool(action.get("reroll", bool(show)))}
 
-    def table_view(self, room: Room) -> dict[str, Any] | None:
+    def table_view(self, room: Table) -> dict[str, Any] | None:
         """Shown dice are public: everyone sees them, with each player's dice count."""
         assert room.game is not None
         shown = room.game.extra.get("shown", {})
@@ -152,7 +139,7 @@ class WildStarsRules(BiddingRules):
             }
         }
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Count; the difference from the bid decides who loses how many dice."""
         game = room.game
         assert game is not None and game.current_bid is not None
@@ -200,11 +187,11 @@ class WildStarsRules(BiddingRules):
             extra={"lost": lost, "perfect": d == 0, "die_hard": die_hard, "shown": shown_flags},
         )
 
-    def next_opener(self, room: Room, reveal: Reveal) -> str:
+    def next_opener(self, room: Table, reveal: Reveal) -> str:
         """The winner of the challenge opens (on a perfect bid, the bidder)."""
         return reveal.bid.player_id if reveal.extra.get("perfect") else reveal.winner_id
 
-    def timeout_action(self, room: Room) -> dict[str, Any]:
+    def timeout_action(self, room: Table) -> dict[str, Any]:
         """Liar! if a bid exists, otherwise the lowest bid "one 2"."""
         assert room.game is not None
         if room.game.current_bid is not None:
@@ -214,7 +201,7 @@ class WildStarsRules(BiddingRules):
     def bot_action(
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
-        """The Wild Stars bots (``bots_wild_stars``): from the bot's own view only."""
+        """The Wild Stars bots (``bot``): from the bot's own view only."""
         return decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
@@ -227,10 +214,8 @@ def decide(
     memory: dict[str, Any] | None = None,
     roller: Roller | None = None,
 ) -> dict[str, Any]:
-    """A Wild Stars bot's action from its own player view (``bots_wild_stars``)."""
-    from . import bots_wild_stars
-
-    return bots_wild_stars.decide(view, level, memory, roller)
+    """A Wild Stars bot's action from its own player view (``bot``)."""
+    return bot.decide(view, level, memory, roller)
 
 
 WILD_STARS = WildStarsRules()

@@ -1,0 +1,56 @@
+"""The wire schemas of turn actions that more than one rule system plays (``bid``, ``liar``).
+
+A rule system declares the pydantic bodies of its turn actions (``RuleSystem.action_bodies``);
+``chalicelib.schemas`` builds the ``POST /rooms/{room_id}/actions`` body from the registry.
+Bodies are strict and refuse unknown fields, like every request body.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+
+class ActionRequest(BaseModel):
+    """Base of action bodies: strict types, unknown fields refused."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+def _not_bool_or_decimal(value: Any) -> Any:
+    # A Literal of ints also matches True (== 1) and 2.0 (== 2): only JSON integers count.
+    if isinstance(value, bool | float):
+        raise ValueError("must be a whole number (not true/false or a decimal)")
+    return value
+
+
+WholeNumber = BeforeValidator(_not_bool_or_decimal)
+"""Put on every ``Literal`` of ints in a request model."""
+
+Turn = Annotated[int, Field(ge=0, le=10**9)]
+Face = Annotated[Literal[1, 2, 3, 4, 5, 6, "*"], WholeNumber]
+"""A bid's face: 1–6, or ``"*"`` for a star bid (Wild Stars; the rule system checks which apply)."""
+CupPosition = Annotated[int, Field(ge=0, le=9)]
+
+
+class BidAction(ActionRequest):
+    """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``).
+
+    Wild Stars only: ``show`` sets those cup positions out in the open and rerolls the rest of
+    the cup; ``reroll: true`` without ``show`` rerolls the whole cup.
+    """
+
+    type: Literal["bid"]
+    quantity: Annotated[int, Field(ge=1, le=10_000)]
+    face: Face
+    turn: Turn
+    show: Annotated[list[CupPosition], Field(max_length=10)] | None = None
+    reroll: bool | None = None
+
+
+class LiarAction(ActionRequest):
+    """Call Liar! on the current bid."""
+
+    type: Literal["liar"]
+    turn: Turn

@@ -1,0 +1,5 @@
+"""Poker Liar Dice (SPEC-VARIANTS.md): hand maths (``hands``), rules, action bodies, bots."""
+
+from .rules import POKER
+
+__all__ = ["POKER"]

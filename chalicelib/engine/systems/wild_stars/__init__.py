@@ -1,0 +1,5 @@
+"""Wild Stars (SPEC-VARIANTS.md): the bidding track (``track``), the rules and the bots."""
+
+from .rules import WILD_STARS
+
+__all__ = ["WILD_STARS"]
