@@ -1,200 +1,299 @@
-"""Perudo's rules as pure functions of numbers (SPEC-VARIANTS "Perudo"; docs/RULES.md).
+"""Perudo behind the shared room, turn and view machinery (SPEC-VARIANTS "Perudo").
 
-Nothing here knows a room: a bid is ``(quantity, face)`` with face 1 meaning aces, a hand is a
-list of faces 1–6. ``system.py`` applies these rules to a room; the bots reason with them.
+The round's rules are the pure functions of ``rules``; this module applies them to a room:
 
-- Aces (1s) are wild: they count toward any face, except in a palifico round. A bid on aces
-  counts aces only.
-- Going to aces, the quantity may drop to half the current quantity, rounded up; leaving aces,
-  it must be at least twice the ace quantity plus one; between aces bids, and between bids on
-  other faces, a raise is as in classic (more dice, or as many on a higher face).
-- The opening bid may not be on aces, except in palifico.
-- Palifico: aces are not wild, bids on aces are ordinary bids on the face 1, and a raise
-  keeps the current face (a higher quantity only), except that a player who holds a single
-  die may change the face (then with the classic raise).
+- Dice are fair 1–6; a 1 is an ace. The wildcard-chance setting does not apply.
+- A turn is a bid, Dudo (``{"type": "liar"}``, announced as ``liar_called``) or a calza
+  (``{"type": "calza"}``, announced as ``calza_called``; refused heads-up).
+- Dudo: the bidder loses a die if fewer were counted than bid, else the caller does (the
+  room's penalty setting applies as in classic: under *give* the die passes to the winner).
+  Calza: exactly right, the caller wins a die back (never above the starting dice); otherwise
+  the caller loses one (discarded: a calza passes no die to anyone).
+- The next round is opened by whoever lost or gained a die (the calza caller after a calza).
+- The round after a player first drops to one die is a palifico round if three or more
+  players still have dice: that player opens, aces are not wild and the face is fixed.
+- A timeout calls Dudo on a bid, or opens with one 2 (one ace in palifico).
+
+Round state in ``Game.extra``: ``"pal"`` the player whose palifico round is in play, ``"pn"``
+``[round, player_id]`` the palifico due next, ``"one"`` the players who have been down to one
+die (palifico comes once per player per game). The reveal adds ``kind`` (``"dudo"`` or
+``"calza"``), ``palifico`` and ``gained_id`` (``Reveal.extra``); on an exact calza
+``loser_id`` is empty (null on the wire).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any
 
-from ...errors import IllegalBid
+from ...dice import Roller, roll
+from ...errors import Conflict, InvalidAction, NoBidToChallenge
+from ...model import Bid, Player, Reveal, RevealRow, Room, Settings
+from ...rules import TurnOutcome
+from . import bot, rules
 
-ACES: Final = 1
-FACES: Final = (1, 2, 3, 4, 5, 6)
-CALZA_MIN_PLAYERS: Final = 3
-"""Calza is not offered when only two players have dice."""
-PALIFICO_MIN_PLAYERS: Final = 3
-"""A palifico round needs three or more players with dice."""
-
-Bid = tuple[int, int]
-"""(quantity, face); face 1 is aces."""
+MAX_PLAYERS = 10
+TURN_ACTIONS = ("bid", "liar", "calza")
 
 
-# -- counting ---------------------------------------------------------------------------------
+def palifico(room: Room) -> bool:
+    """Whether the round in play is a palifico round."""
+    return room.game is not None and "pal" in room.game.extra
 
 
-def counts_toward(die: int, face: int, palifico: bool = False) -> bool:
-    """A die counts toward a bid on ``face`` if it shows it, or is an ace (not in palifico)."""
-    return die == face or (die == ACES and not palifico)
+def with_dice(room: Room) -> list[Player]:
+    """Players still in the game holding dice, in seat order."""
+    return [p for p in room.players if p.in_game and p.dice_count > 0]
 
 
-def count(hands: Iterable[Sequence[int]], face: int, palifico: bool = False) -> int:
-    """Dice of every hand counting toward a bid on ``face``."""
-    return sum(1 for hand in hands for d in hand if counts_toward(d, face, palifico))
+def _next_in_game(room: Room, player_id: str) -> Player:
+    """The next player clockwise after ``player_id`` who is still in the game."""
+    players = room.players
+    start = next(i for i, p in enumerate(players) if p.id == player_id)
+    for step in range(1, len(players) + 1):
+        p = players[(start + step) % len(players)]
+        if p.in_game:
+            return p
+    raise AssertionError("no player left in the game")
 
 
-def chance_per_die(face: int, palifico: bool = False) -> float:
-    """The chance that one unseen fair die counts toward ``face``: 1/3 with aces wild, else 1/6."""
-    return 1 / 6 if face == ACES or palifico else 1 / 3
+def _int(action: dict[str, Any], name: str) -> int:
+    value = action.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidAction(f"{name} must be an integer", field=name)
+    return value
 
 
-# -- the order of bids ------------------------------------------------------------------------
+class PerudoRules:
+    """Perudo as SPEC-VARIANTS describes it."""
 
+    name = "perudo"
 
-def aces_over(quantity: int) -> int:
-    """Going to aces over ``quantity`` of a face: half the quantity, rounded up."""
-    return (quantity + 1) // 2
+    # -- seats and dice -------------------------------------------------------------------
 
-
-def leaving_aces(aces: int) -> int:
-    """Leaving aces over ``aces`` aces: at least twice the ace quantity plus one."""
-    return 2 * aces + 1
-
-
-def bid_key(quantity: int, face: int) -> tuple[int, int]:
-    """A key that orders bids outside palifico: a raise has a strictly higher key.
-
-    A bid of k aces sits right above every bid of at most 2k dice and right below 2k + 1 dice
-    of any face (half rounded up going in, twice plus one coming out).
-    """
-    return (2 * quantity, 7) if face == ACES else (quantity, face)
-
-
-def lowest_quantity(
-    current: Bid | None, face: int, *, palifico: bool = False, single_die: bool = False
-) -> int | None:
-    """The smallest legal quantity on ``face`` over ``current`` (or opening), None if never."""
-    if current is None:
-        return None if face == ACES and not palifico else 1
-    q, f = current
-    if palifico:
-        if face != f and not single_die:
-            return None
-        return q if face > f else q + 1
-    if face == ACES:
-        return q + 1 if f == ACES else aces_over(q)
-    if f == ACES:
-        return leaving_aces(q)
-    return q if face > f else q + 1
-
-
-def check_bid(
-    quantity: int,
-    face: int,
-    current: Bid | None,
-    *,
-    total: int,
-    palifico: bool = False,
-    single_die: bool = False,
-) -> None:
-    """Refuse a bid that the rules do not allow (an ``IllegalBid`` with a stable code)."""
-    if face not in FACES:
-        raise IllegalBid("face must be between 1 (aces) and 6", field="face")
-    if not 1 <= quantity <= total:
-        raise IllegalBid(f"quantity must be between 1 and {total} (dice in play)", field="quantity")
-    if current is None:
-        if face == ACES and not palifico:
-            raise IllegalBid(
-                "the opening bid may not be on aces (except in a palifico round)",
-                field="face",
-                code="opening_on_aces",
+    def check_start(self, room: Room) -> None:
+        """Perudo is played by two to ten players."""
+        if len(room.players) > MAX_PLAYERS:
+            raise Conflict(
+                f"Perudo is for 2–{MAX_PLAYERS} players; remove a seat or choose classic",
+                code="too_many_players",
             )
-        return
-    q, f = current
-    if palifico and face != f and not single_die:
-        raise IllegalBid(
-            f"palifico round: the face stays {f}; only a player with a single die may change it",
-            field="face",
-            code="palifico_face_fixed",
+
+    def starting_count(self, settings: Settings) -> int:
+        """Each player starts with the room's starting dice."""
+        return settings.starting_dice
+
+    def deal(self, room: Room, roller: Roller) -> None:
+        """Fair dice for everyone in the game; decide whether this round is palifico."""
+        game = room.game
+        assert game is not None
+        for p in room.players:
+            p.hand = roll(roller, p.dice_count, 0) if p.in_game else []
+        game.extra.pop("pal", None)
+        due = game.extra.get("pn")
+        if isinstance(due, list) and due[0] == game.round:
+            player = room.player(due[1])
+            if (
+                player is not None
+                and player.in_game
+                and game.opener == player.id
+                and len(with_dice(room)) >= rules.PALIFICO_MIN_PLAYERS
+            ):
+                game.extra["pal"] = player.id
+        elif isinstance(due, list) and due[0] < game.round:
+            del game.extra["pn"]
+
+    def dice_view(self, dice: list[int]) -> list[int | str]:
+        """Dice as 1–6 (1 is an ace)."""
+        return list(dice)
+
+    # -- bids -----------------------------------------------------------------------------
+
+    def bid_view(self, bid: Bid) -> dict[str, Any]:
+        """A bid as everyone sees it; face 1 means aces."""
+        return {"player_id": bid.player_id, "quantity": bid.quantity, "face": bid.face}
+
+    def table_view(self, room: Room) -> dict[str, Any] | None:
+        """Whether the round in play is a palifico round."""
+        return {"palifico": palifico(room)}
+
+    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+        """Validate a bid against the current one (raise before changing anything)."""
+        for name in ("show", "reroll"):
+            if action.get(name) is not None:
+                raise InvalidAction(
+                    f"{name} belongs to Wild Stars; Perudo bids have none", field=name
+                )
+        quantity, face = _int(action, "quantity"), _int(action, "face")
+        game = room.game
+        assert game is not None
+        current = game.current_bid
+        rules.check_bid(
+            quantity,
+            face,
+            None if current is None else (current.quantity, current.face),
+            total=sum(p.dice_count for p in room.players if p.in_game),
+            palifico=palifico(room),
+            single_die=player.dice_count == 1,
         )
-    low = lowest_quantity(current, face, palifico=palifico, single_die=single_die)
-    assert low is not None
-    if quantity >= low:
-        return
-    if not palifico and face == ACES and f != ACES:
-        raise IllegalBid(
-            f"going to aces over {q}×{f} needs at least {low} aces (half, rounded up)",
-            field="quantity",
-            code="aces_below_half",
+        return Bid(player.id, quantity, face)
+
+    def turn_action(
+        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+    ) -> TurnOutcome:
+        """A turn is a bid, Dudo on the current bid, or a calza."""
+        game = room.game
+        assert game is not None
+        kind = action.get("type")
+        if kind == "bid":
+            bid = self.place_bid(room, player, action, roller)
+            event = {"type": "bid_placed", **self.bid_view(bid)}
+            return TurnOutcome([event], bid=bid, next_player=_next_in_game(room, player.id))
+        if kind == "liar":
+            if game.current_bid is None:
+                raise NoBidToChallenge("there is no bid to call Dudo on")
+            event = {"type": "liar_called", "player_id": player.id}
+            return TurnOutcome([event], reveal=self.resolve(room, player))
+        if kind == "calza":
+            if game.current_bid is None:
+                raise NoBidToChallenge("there is no bid to call calza on")
+            if not rules.calza_offered(len(with_dice(room))):
+                raise Conflict(
+                    "calza is not offered when only two players have dice",
+                    code="calza_heads_up",
+                )
+            event = {"type": "calza_called", "player_id": player.id}
+            return TurnOutcome([event], reveal=self.resolve_calza(room, player))
+        raise InvalidAction(
+            "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")), field="type"
         )
-    if not palifico and f == ACES and face != ACES:
-        raise IllegalBid(
-            f"leaving {q} aces needs at least {low} dice (twice plus one)",
-            field="quantity",
-            code="leaving_aces_too_low",
+
+    # -- challenges -----------------------------------------------------------------------
+
+    def _rows(self, room: Room) -> tuple[list[RevealRow], int]:
+        """Every hand against the current bid (aces wild unless palifico), and the count."""
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        face, pal = game.current_bid.face, palifico(room)
+        rows: list[RevealRow] = []
+        total = 0
+        for p in room.players:
+            if not p.hand:
+                continue
+            counted = [rules.counts_toward(d, face, pal) for d in p.hand]
+            total += sum(counted)
+            bids = [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id]
+            rows.append(RevealRow(p.id, p.name, list(p.hand), counted, bids))
+        return rows, total
+
+    def _lost_one(self, room: Room, player: Player) -> None:
+        """After ``player`` lost a die: a first drop to one die may make the next round palifico."""
+        game = room.game
+        assert game is not None
+        seen: list[str] = game.extra.setdefault("one", [])
+        after = player.dice_count
+        if rules.palifico_follows(after + 1, after, player.id in seen, len(with_dice(room))):
+            game.extra["pn"] = [game.round + 1, player.id]
+        if after == 1 and player.id not in seen:
+            seen.append(player.id)
+
+    def _reveal(
+        self,
+        room: Room,
+        caller: Player,
+        rows: tuple[list[RevealRow], int],
+        loser: str,
+        winner: str,
+        penalty: str,
+        **extra: Any,
+    ) -> Reveal:
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        return Reveal(
+            round=game.round,
+            bid=game.current_bid,
+            challenger_id=caller.id,
+            count=rows[1],
+            loser_id=loser,
+            winner_id=winner,
+            penalty=penalty,
+            eliminated=[],
+            rows=rows[0],
+            extra={"palifico": palifico(room), **extra},
         )
-    raise IllegalBid(
-        f"a bid must raise {q}×{f}: a higher quantity, or the same quantity with a higher face"
-        if not palifico or single_die
-        else f"a palifico bid must raise the quantity of {f}s above {q}"
-    )
+
+    def resolve(self, room: Room, challenger: Player) -> Reveal:
+        """Dudo: fewer than bid costs the bidder a die, otherwise the caller loses one."""
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        bid = game.current_bid
+        rows = self._rows(room)
+        bidder = room.player(bid.player_id)
+        assert bidder is not None
+        loses = rules.dudo_loses((bid.quantity, bid.face), rows[1])
+        loser, winner = (bidder, challenger) if loses == "bidder" else (challenger, bidder)
+        penalty = room.settings.penalty
+        reveal = self._reveal(
+            room, challenger, rows, loser.id, winner.id, penalty, kind="dudo", gained_id=None
+        )
+        loser.dice_count -= 1
+        if penalty == "give":
+            winner.dice_count += 1
+        self._lost_one(room, loser)
+        return reveal
+
+    def resolve_calza(self, room: Room, caller: Player) -> Reveal:
+        """Calza: exactly right wins the caller a die back (capped), otherwise costs one."""
+        game = room.game
+        assert game is not None and game.current_bid is not None
+        bid = game.current_bid
+        rows = self._rows(room)
+        if rules.calza_exact((bid.quantity, bid.face), rows[1]):
+            gained = rules.calza_gains(caller.dice_count, room.settings.starting_dice)
+            reveal = self._reveal(
+                room,
+                caller,
+                rows,
+                "",
+                caller.id,
+                "discard",
+                kind="calza",
+                gained_id=caller.id if gained else None,
+            )
+            if gained:
+                caller.dice_count += 1
+            return reveal
+        reveal = self._reveal(
+            room, caller, rows, caller.id, bid.player_id, "discard", kind="calza", gained_id=None
+        )
+        caller.dice_count -= 1
+        self._lost_one(room, caller)
+        return reveal
+
+    def next_opener(self, room: Room, reveal: Reveal) -> str:
+        """Whoever lost or gained a die: the loser after Dudo, the caller after a calza."""
+        if reveal.extra.get("kind") == "calza":
+            return reveal.challenger_id
+        return reveal.loser_id
+
+    def timeout_action(self, room: Room) -> dict[str, Any]:
+        """Dudo if a bid exists, else the lowest legal opening bid."""
+        assert room.game is not None
+        if room.game.current_bid is not None:
+            return {"type": "liar"}
+        quantity, face = rules.lowest_opening(palifico(room))
+        return {"type": "bid", "quantity": quantity, "face": face}
+
+    # -- bots -----------------------------------------------------------------------------
+
+    def bot_action(
+        self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
+    ) -> dict[str, Any]:
+        """Delegate to the Perudo bots (``bot``)."""
+        return bot.decide(view, level, memory, roller)
+
+    def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
+        """Let the Perudo bots learn from a completed reveal."""
+        bot.observe(memory, reveal)
 
 
-def is_raise(
-    bid: Bid, current: Bid | None, *, palifico: bool = False, single_die: bool = False
-) -> bool:
-    """Whether ``bid`` may follow ``current`` (any quantity: the dice in play are not checked)."""
-    low = lowest_quantity(current, bid[1], palifico=palifico, single_die=single_die)
-    return low is not None and bid[0] >= low
-
-
-def legal_bids(
-    current: Bid | None, total: int, *, palifico: bool = False, single_die: bool = False
-) -> list[Bid]:
-    """Every legal bid, face by face, lowest quantity first."""
-    out: list[Bid] = []
-    for face in FACES:
-        low = lowest_quantity(current, face, palifico=palifico, single_die=single_die)
-        if low is not None:
-            out.extend((q, face) for q in range(low, total + 1))
-    return out
-
-
-def lowest_opening(palifico: bool) -> Bid:
-    """The lowest legal opening bid: one 2, or in palifico one ace (aces are an ordinary face)."""
-    return (1, ACES) if palifico else (1, 2)
-
-
-# -- challenges -------------------------------------------------------------------------------
-
-
-def dudo_loses(bid: Bid, counted: int) -> str:
-    """Who loses a die on Dudo: ``"bidder"`` if fewer were counted than bid, else ``"caller"``."""
-    return "bidder" if counted < bid[0] else "caller"
-
-
-def calza_exact(bid: Bid, counted: int) -> bool:
-    """A calza is right when exactly the bid quantity was counted."""
-    return counted == bid[0]
-
-
-def calza_offered(players_with_dice: int) -> bool:
-    """Calza is not offered when only two players have dice."""
-    return players_with_dice >= CALZA_MIN_PLAYERS
-
-
-def calza_gains(dice_count: int, starting_dice: int) -> bool:
-    """An exact calza wins a die back, never above the starting count."""
-    return dice_count < starting_dice
-
-
-def palifico_follows(before: int, after: int, already: bool, players_with_dice: int) -> bool:
-    """The round after a player first drops to one die is palifico (three or more with dice).
-
-    ``before``/``after`` are that player's dice around the challenge, ``already`` whether they
-    have been down to one die before (palifico comes once per player per game).
-    """
-    first_drop = before > 1 and after == 1 and not already
-    return first_drop and players_with_dice >= PALIFICO_MIN_PLAYERS
+PERUDO = PerudoRules()
