@@ -1,41 +1,15 @@
-"""Perudo games for engine tests: scripted rooms and moves.
-
-``registered`` plugs Perudo into the engine's registry for the test that uses it.
-"""
+"""Perudo games for engine tests: scripted rooms and moves."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import pytest
-
-from chalicelib.engine import game, model, records, rules, views
-from chalicelib.engine import room as room_mod
+from chalicelib.engine import game
 from chalicelib.engine.dice import ScriptedRoller
 from chalicelib.engine.model import Room
-from chalicelib.engine.systems.perudo.system import PERUDO
 from tests.engine.helpers import T0, new_game, pid
 
 PERUDO_SETTINGS = {"rules": "perudo"}
-
-
-@contextmanager
-def registered() -> Iterator[None]:
-    """Perudo in the registry, its setting value and its turn actions (undone afterwards)."""
-    original = rules.rule_system
-
-    def rule_system(name: str) -> Any:
-        return PERUDO if name == "perudo" else original(name)
-
-    with pytest.MonkeyPatch.context() as mp:
-        for module in (game, views, room_mod, records):
-            mp.setattr(module, "rule_system", rule_system)
-        mp.setattr(rules, "rule_system", rule_system)
-        mp.setitem(model.SETTING_CHOICES, "rules", (*model.SETTING_CHOICES["rules"], "perudo"))
-        mp.setattr(game, "TURN_ACTIONS", (*game.TURN_ACTIONS, "calza"))
-        yield
 
 
 def perudo_game(hands: list[str], **kw: Any) -> tuple[Room, ScriptedRoller]:

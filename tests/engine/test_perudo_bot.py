@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,16 +11,10 @@ from chalicelib.engine import game
 from chalicelib.engine.dice import ScriptedRoller, SeededRoller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Bid
-from chalicelib.engine.systems.perudo import bot, rules
+from chalicelib.engine.systems.perudo import bot, moves
 from chalicelib.engine.views import bot_view
 from tests.engine.helpers import pid
-from tests.engine.perudo_support import bid, dudo, next_round, perudo_game, registered
-
-
-@pytest.fixture(autouse=True)
-def _perudo() -> Iterator[None]:
-    with registered():
-        yield
+from tests.engine.perudo_support import bid, dudo, next_round, perudo_game
 
 
 def table(hands: list[str], current: tuple[int, int, int] | None = None, **kw: Any) -> Any:
@@ -60,7 +52,7 @@ def test_halving_to_aces_pays_when_the_bot_holds_aces() -> None:
     room, _ = table(["11123", "23456"], (1, 5, 5))
     action = decide(room)
     assert (action["type"], action.get("face")) == ("bid", 1)
-    assert action["quantity"] >= rules.aces_over(5)
+    assert action["quantity"] >= moves.aces_over(5)
 
 
 def test_the_bot_does_not_open_on_aces() -> None:

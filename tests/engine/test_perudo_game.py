@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,8 +9,9 @@ import pytest
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import Conflict, DomainError, InvalidSetting, NoBidToChallenge
-from chalicelib.engine.model import Phase, Settings, Status
+from chalicelib.engine.model import Phase, Room, Settings, Status
 from chalicelib.engine.room import add_bot, create_room, start
+from chalicelib.engine.systems.perudo import PERUDO
 from chalicelib.engine.views import room_view
 from tests.engine.helpers import T0, pid, user
 from tests.engine.perudo_support import (
@@ -20,14 +20,7 @@ from tests.engine.perudo_support import (
     dudo,
     next_round,
     perudo_game,
-    registered,
 )
-
-
-@pytest.fixture(autouse=True)
-def _perudo() -> Iterator[None]:
-    with registered():
-        yield
 
 
 def refused(room: Any, fn: Any, *args: Any) -> str:
@@ -64,7 +57,6 @@ def test_the_wildcard_chance_does_not_apply() -> None:
     for _ in range(30):
         assert all(1 <= d <= 6 for p in room.players for d in p.hand)
         room.game.round += 1  # type: ignore[union-attr]
-        from chalicelib.engine.systems.perudo.system import PERUDO
 
         PERUDO.deal(room, SeededRoller(room.game.round))  # type: ignore[union-attr]
 
@@ -314,6 +306,16 @@ def test_in_palifico_aces_are_not_wild() -> None:
     r = reveal(room)
     assert r["count"] == 1 and r["palifico"] is True
     assert r["rows"][1]["counted"] == [False, True]
+
+
+def test_a_stored_palifico_reveal_still_counts_aces_as_not_wild() -> None:
+    room, roller = palifico_table()
+    bid(room, roller, 0, 2, 5)
+    dudo(room, roller, 1)
+    shown = reveal(room)
+    stored = Room.from_dict(room.to_dict())
+    assert room_view(stored)["game"]["last_reveal"] == shown
+    assert shown["bid"]["face"] == 5 and shown["rows"][1]["counted"] == [False, True]
 
 
 def test_in_palifico_the_face_is_fixed_for_a_player_with_more_dice() -> None:

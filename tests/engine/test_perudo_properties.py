@@ -15,13 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib.engine import game
-from chalicelib.engine import rules as engine_rules
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Phase, Room, Status
-from chalicelib.engine.systems.perudo import rules
+from chalicelib.engine.systems.perudo import moves
 from tests.engine import test_engine_properties as props
-from tests.engine.perudo_support import registered
 
 perudo_settings = st.fixed_dictionaries(
     {
@@ -35,10 +33,10 @@ perudo_settings = st.fixed_dictionaries(
 
 
 @pytest.fixture(autouse=True)
-def _perudo() -> Iterator[None]:
-    with registered(), pytest.MonkeyPatch.context() as mp:
+def _calza_is_a_move() -> Iterator[None]:
+    # a calza is a seat's move like Liar!: its reveal follows a think time of its own
+    with pytest.MonkeyPatch.context() as mp:
         mp.setattr(props, "MOVES", (*props.MOVES, "calza_called"))
-        mp.setattr(props, "rule_system", engine_rules.rule_system)
         yield
 
 
@@ -70,7 +68,7 @@ class Tracker:
         if g.phase == Phase.BIDDING and room.status == Status.PLAYING:
             assert all(1 <= d <= 6 for p in room.players for d in p.hand)
             if pal:
-                assert g.extra["pal"] == g.opener and len(with_dice) >= rules.PALIFICO_MIN_PLAYERS
+                assert g.extra["pal"] == g.opener and len(with_dice) >= moves.PALIFICO_MIN_PLAYERS
                 key = (g.round, 0)
                 if self.round != key and g.extra["pal"] not in self.palifico_players:
                     self.palifico_players.append(g.extra["pal"])
@@ -80,7 +78,7 @@ class Tracker:
                 assert len(self.bids) == len(g.round_bids)
                 for who, q, f in self.bids:
                     single = room.player(who).dice_count == 1  # type: ignore[union-attr]
-                    assert rules.is_raise((q, f), previous, palifico=pal, single_die=single)
+                    assert moves.is_raise((q, f), previous, palifico=pal, single_die=single)
                     previous = (q, f)
         # a reveal: a calza never lifts anyone above the starting dice, dice move by one
         reveal = g.last_reveal
@@ -88,7 +86,7 @@ class Tracker:
             kind = reveal.extra["kind"]
             assert kind in ("dudo", "calza")
             if kind == "calza":
-                assert len(reveal.rows) >= rules.CALZA_MIN_PLAYERS
+                assert len(reveal.rows) >= moves.CALZA_MIN_PLAYERS
                 exact = reveal.count == reveal.bid.quantity
                 assert (reveal.loser_id == "") == exact
                 gained = reveal.extra["gained_id"]

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from ..rules import RuleSystem
 from .classic import CLASSIC
+from .perudo import PERUDO
 from .poker import POKER
 from .wild_stars import WILD_STARS
 
@@ -23,6 +24,7 @@ SYSTEMS: Final[dict[str, RuleSystem]] = {
         CLASSIC,
         WILD_STARS,
         POKER,
+        PERUDO,
     )
 }
 """Every rule system by its name (the room setting ``rules``); the first is the default."""

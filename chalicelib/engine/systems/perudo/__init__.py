@@ -1,5 +1,9 @@
 """Perudo (Dudo): aces wild, calza and palifico rounds (SPEC-VARIANTS "Perudo").
 
-``rules`` holds the rules as pure functions, ``system`` applies them to a room, ``bot`` plays
-them from a player's view.
+``moves`` holds the rules as pure functions, ``rules`` applies them to a room (the system),
+``bot`` plays them from a player's view, ``actions`` declares the calza's wire schema.
 """
+
+from .rules import PERUDO
+
+__all__ = ["PERUDO"]

@@ -40,8 +40,8 @@ from itertools import pairwise
 from typing import Any
 
 from ...dice import Roller
-from ...model import Reveal
-from . import rules
+from ...state import Reveal
+from . import moves
 
 Action = dict[str, Any]
 
@@ -85,7 +85,7 @@ def exactly(probs: Sequence[float], k: int) -> float:
 
 def p_milli(face: int, palifico: bool) -> int:
     """Chance per mille that one unseen die counts toward ``face``."""
-    return round(rules.chance_per_die(face, palifico) * 1000)
+    return round(moves.chance_per_die(face, palifico) * 1000)
 
 
 # -- the bot's reading of its view --------------------------------------------------------------
@@ -120,21 +120,21 @@ class Seat:
 
     def mine(self, face: int) -> int:
         """Own dice counting toward ``face``."""
-        return sum(1 for d in self.own if rules.counts_toward(d, face, self.palifico))
+        return sum(1 for d in self.own if moves.counts_toward(d, face, self.palifico))
 
     def calza_offered(self) -> bool:
         """Calza needs a bid and three or more players with dice."""
-        return self.current is not None and rules.calza_offered(self.players)
+        return self.current is not None and moves.calza_offered(self.players)
 
     def legal(self) -> list[tuple[int, int]]:
         """Every legal bid."""
-        return rules.legal_bids(
+        return moves.legal_bids(
             self.current, self.total, palifico=self.palifico, single_die=len(self.own) == 1
         )
 
     def lowest(self, face: int) -> int | None:
         """The lowest legal quantity on ``face``, if any."""
-        return rules.lowest_quantity(
+        return moves.lowest_quantity(
             self.current, face, palifico=self.palifico, single_die=len(self.own) == 1
         )
 
@@ -233,7 +233,7 @@ def bidder_pmf(
 
 def bid_order(quantity: int, face: int, palifico: bool) -> tuple[int, int]:
     """Bids only rise within a round: this key recovers their order from a reveal."""
-    return (quantity, face) if palifico else rules.bid_key(quantity, face)
+    return (quantity, face) if palifico else moves.bid_key(quantity, face)
 
 
 def observe(memory: dict[str, Any], reveal: Reveal) -> None:
@@ -257,19 +257,19 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
     for _q, f, pid in seq:
         hand = hands[pid]
         s = counters(pid)
-        m = rules.count([hand], f, pal)
+        m = moves.count([hand], f, pal)
         s[BIDS] += 1
         if m == 0:
             s[BLUFFS] += 1
         else:
-            s[LIFT] += round((m - len(hand) * rules.chance_per_die(f, pal)) * 1000)
+            s[LIFT] += round((m - len(hand) * moves.chance_per_die(f, pal)) * 1000)
             s[LIFT_DICE] += len(hand)
 
     def faced(pid: str, q: int, f: int, called: bool) -> None:
         hand = hands.get(pid)
         if hand is None:
             return
-        need = q - rules.count([hand], f, pal)
+        need = q - moves.count([hand], f, pal)
         p_true = at_least(tails(total - len(hand), p_milli(f, pal)), need)
         s = counters(pid)
         b = min(int(p_true * BINS), BINS - 1)
@@ -280,7 +280,8 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
     for before, after in pairwise(seq):
         faced(after[2], before[0], before[1], called=False)
     if reveal.extra.get("kind") != "calza":
-        faced(reveal.challenger_id, reveal.bid.quantity, reveal.bid.face, called=True)
+        face, _ = moves.revealed_face(reveal.bid)
+        faced(reveal.challenger_id, reveal.bid.quantity, face, called=True)
     for s in book.values():
         if max(s[BIDS], sum(s[FACED:CALLED])) > DECAY_AT:
             s[:] = [x // 2 for x in s]
@@ -400,11 +401,11 @@ class Beliefs:
 def candidates(seat: Seat) -> list[tuple[int, int]]:
     """Raises worth pricing: on each legal face, from the lowest bid to a little past the mean."""
     out: list[tuple[int, int]] = []
-    for face in rules.FACES:
+    for face in moves.FACES:
         low = seat.lowest(face)
         if low is None or low > seat.total:
             continue
-        expected = round(seat.mine(face) + seat.unseen * rules.chance_per_die(face, seat.palifico))
+        expected = round(seat.mine(face) + seat.unseen * moves.chance_per_die(face, seat.palifico))
         high = min(seat.total, max(low + 2, expected + 1), low + 6)
         out.extend((q, face) for q in range(low, high + 1))
     return out
@@ -481,7 +482,7 @@ def easy(seat: Seat, roller: Roller) -> Action:
         return _dudo(seat)
     raises = [
         (q, f)
-        for f in rules.FACES
+        for f in moves.FACES
         if (low := seat.lowest(f)) is not None
         for q in range(low, min(low + 1, seat.total) + 1)
     ]
@@ -508,11 +509,11 @@ def naive(seat: Seat) -> Action:
     """Dudo when the bid exceeds the expected count given its own dice; else best face, one step."""
 
     def expected(f: int) -> float:
-        return seat.mine(f) + seat.unseen * rules.chance_per_die(f, seat.palifico)
+        return seat.mine(f) + seat.unseen * moves.chance_per_die(f, seat.palifico)
 
     if seat.current is not None and seat.current[0] > expected(seat.current[1]):
         return _dudo(seat)
-    faces = [f for f in rules.FACES if seat.lowest(f) is not None]
+    faces = [f for f in moves.FACES if seat.lowest(f) is not None]
     if not faces:
         return _dudo(seat)
     best = max(faces, key=lambda f: (seat.mine(f), f))

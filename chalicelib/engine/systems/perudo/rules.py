@@ -1,6 +1,6 @@
 """Perudo behind the shared room, turn and view machinery (SPEC-VARIANTS "Perudo").
 
-The round's rules are the pure functions of ``rules``; this module applies them to a room:
+The round's rules are the pure functions of ``moves``; this module applies them to a room:
 
 - Dice are fair 1–6; a 1 is an ace. The wildcard-chance setting does not apply.
 - A turn is a bid, Dudo (``{"type": "liar"}``, announced as ``liar_called``) or a calza
@@ -18,42 +18,37 @@ Round state in ``Game.extra``: ``"pal"`` the player whose palifico round is in p
 ``[round, player_id]`` the palifico due next, ``"one"`` the players who have been down to one
 die (palifico comes once per player per game). The reveal adds ``kind`` (``"dudo"`` or
 ``"calza"``), ``palifico`` and ``gained_id`` (``Reveal.extra``); on an exact calza
-``loser_id`` is empty (null on the wire).
+``loser_id`` is empty (null on the wire). A palifico round's reveal keeps its bid's face plus
+``moves.PALIFICO_FACE`` (11–16), so that the counting rule, which sees only the bid and the dice
+when a stored room is read, still knows that aces were not wild; ``bid_view`` shows the face.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
+from pydantic import BaseModel
+
+from ...actions import BidAction, LiarAction
 from ...dice import Roller, roll
 from ...errors import Conflict, InvalidAction, NoBidToChallenge
-from ...model import Bid, Player, Reveal, RevealRow, Room, Settings
-from ...rules import TurnOutcome
-from . import bot, rules
+from ...rules import RoomSettings, Table, TurnOutcome
+from ...state import Bid, Die, Player, Reveal, RevealRow
+from . import bot, moves
+from .actions import CalzaAction
 
-MAX_PLAYERS = 10
-TURN_ACTIONS = ("bid", "liar", "calza")
+MAX_PLAYERS: Final = 10
 
 
-def palifico(room: Room) -> bool:
+def palifico(room: Table) -> bool:
     """Whether the round in play is a palifico round."""
     return room.game is not None and "pal" in room.game.extra
 
 
-def with_dice(room: Room) -> list[Player]:
+def with_dice(room: Table) -> list[Player]:
     """Players still in the game holding dice, in seat order."""
     return [p for p in room.players if p.in_game and p.dice_count > 0]
-
-
-def _next_in_game(room: Room, player_id: str) -> Player:
-    """The next player clockwise after ``player_id`` who is still in the game."""
-    players = room.players
-    start = next(i for i, p in enumerate(players) if p.id == player_id)
-    for step in range(1, len(players) + 1):
-        p = players[(start + step) % len(players)]
-        if p.in_game:
-            return p
-    raise AssertionError("no player left in the game")
 
 
 def _int(action: dict[str, Any], name: str) -> int:
@@ -67,10 +62,13 @@ class PerudoRules:
     """Perudo as SPEC-VARIANTS describes it."""
 
     name = "perudo"
+    turn_actions: tuple[str, ...] = ("bid", "liar", "calza")
+    action_bodies: tuple[type[BaseModel], ...] = (BidAction, LiarAction, CalzaAction)
+    setting_choices: Mapping[str, tuple[Any, ...]] = {}
 
     # -- seats and dice -------------------------------------------------------------------
 
-    def check_start(self, room: Room) -> None:
+    def check_start(self, room: Table) -> None:
         """Perudo is played by two to ten players."""
         if len(room.players) > MAX_PLAYERS:
             raise Conflict(
@@ -78,11 +76,11 @@ class PerudoRules:
                 code="too_many_players",
             )
 
-    def starting_count(self, settings: Settings) -> int:
+    def starting_count(self, settings: RoomSettings) -> int:
         """Each player starts with the room's starting dice."""
         return settings.starting_dice
 
-    def deal(self, room: Room, roller: Roller) -> None:
+    def deal(self, room: Table, roller: Roller) -> None:
         """Fair dice for everyone in the game; decide whether this round is palifico."""
         game = room.game
         assert game is not None
@@ -96,7 +94,7 @@ class PerudoRules:
                 player is not None
                 and player.in_game
                 and game.opener == player.id
-                and len(with_dice(room)) >= rules.PALIFICO_MIN_PLAYERS
+                and len(with_dice(room)) >= moves.PALIFICO_MIN_PLAYERS
             ):
                 game.extra["pal"] = player.id
         elif isinstance(due, list) and due[0] < game.round:
@@ -110,13 +108,22 @@ class PerudoRules:
 
     def bid_view(self, bid: Bid) -> dict[str, Any]:
         """A bid as everyone sees it; face 1 means aces."""
-        return {"player_id": bid.player_id, "quantity": bid.quantity, "face": bid.face}
+        return {
+            "player_id": bid.player_id,
+            "quantity": bid.quantity,
+            "face": moves.revealed_face(bid)[0],
+        }
 
-    def table_view(self, room: Room) -> dict[str, Any] | None:
+    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+        """The face or an ace counts (the face only in palifico; aces only for a bid on aces)."""
+        face, pal = moves.revealed_face(bid)
+        return [moves.counts_toward(d, face, pal) for d in dice]
+
+    def table_view(self, room: Table) -> dict[str, Any] | None:
         """Whether the round in play is a palifico round."""
         return {"palifico": palifico(room)}
 
-    def place_bid(self, room: Room, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
         """Validate a bid against the current one (raise before changing anything)."""
         for name in ("show", "reroll"):
             if action.get(name) is not None:
@@ -127,7 +134,7 @@ class PerudoRules:
         game = room.game
         assert game is not None
         current = game.current_bid
-        rules.check_bid(
+        moves.check_bid(
             quantity,
             face,
             None if current is None else (current.quantity, current.face),
@@ -138,7 +145,7 @@ class PerudoRules:
         return Bid(player.id, quantity, face)
 
     def turn_action(
-        self, room: Room, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
     ) -> TurnOutcome:
         """A turn is a bid, Dudo on the current bid, or a calza."""
         game = room.game
@@ -147,7 +154,7 @@ class PerudoRules:
         if kind == "bid":
             bid = self.place_bid(room, player, action, roller)
             event = {"type": "bid_placed", **self.bid_view(bid)}
-            return TurnOutcome([event], bid=bid, next_player=_next_in_game(room, player.id))
+            return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
         if kind == "liar":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Dudo on")
@@ -156,7 +163,7 @@ class PerudoRules:
         if kind == "calza":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call calza on")
-            if not rules.calza_offered(len(with_dice(room))):
+            if not moves.calza_offered(len(with_dice(room))):
                 raise Conflict(
                     "calza is not offered when only two players have dice",
                     code="calza_heads_up",
@@ -164,12 +171,13 @@ class PerudoRules:
             event = {"type": "calza_called", "player_id": player.id}
             return TurnOutcome([event], reveal=self.resolve_calza(room, player))
         raise InvalidAction(
-            "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")), field="type"
+            "type must be one of: " + ", ".join((*self.turn_actions, "agree", "resign")),
+            field="type",
         )
 
     # -- challenges -----------------------------------------------------------------------
 
-    def _rows(self, room: Room) -> tuple[list[RevealRow], int]:
+    def _rows(self, room: Table) -> tuple[list[RevealRow], int]:
         """Every hand against the current bid (aces wild unless palifico), and the count."""
         game = room.game
         assert game is not None and game.current_bid is not None
@@ -179,26 +187,26 @@ class PerudoRules:
         for p in room.players:
             if not p.hand:
                 continue
-            counted = [rules.counts_toward(d, face, pal) for d in p.hand]
+            counted = [moves.counts_toward(d, face, pal) for d in p.hand]
             total += sum(counted)
             bids = [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id]
             rows.append(RevealRow(p.id, p.name, list(p.hand), counted, bids))
         return rows, total
 
-    def _lost_one(self, room: Room, player: Player) -> None:
+    def _lost_one(self, room: Table, player: Player) -> None:
         """After ``player`` lost a die: a first drop to one die may make the next round palifico."""
         game = room.game
         assert game is not None
         seen: list[str] = game.extra.setdefault("one", [])
         after = player.dice_count
-        if rules.palifico_follows(after + 1, after, player.id in seen, len(with_dice(room))):
+        if moves.palifico_follows(after + 1, after, player.id in seen, len(with_dice(room))):
             game.extra["pn"] = [game.round + 1, player.id]
         if after == 1 and player.id not in seen:
             seen.append(player.id)
 
     def _reveal(
         self,
-        room: Room,
+        room: Table,
         caller: Player,
         rows: tuple[list[RevealRow], int],
         loser: str,
@@ -208,9 +216,10 @@ class PerudoRules:
     ) -> Reveal:
         game = room.game
         assert game is not None and game.current_bid is not None
+        bid, pal = game.current_bid, palifico(room)
         return Reveal(
             round=game.round,
-            bid=game.current_bid,
+            bid=Bid(bid.player_id, bid.quantity, bid.face + moves.PALIFICO_FACE) if pal else bid,
             challenger_id=caller.id,
             count=rows[1],
             loser_id=loser,
@@ -218,10 +227,10 @@ class PerudoRules:
             penalty=penalty,
             eliminated=[],
             rows=rows[0],
-            extra={"palifico": palifico(room), **extra},
+            extra={"palifico": pal, **extra},
         )
 
-    def resolve(self, room: Room, challenger: Player) -> Reveal:
+    def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Dudo: fewer than bid costs the bidder a die, otherwise the caller loses one."""
         game = room.game
         assert game is not None and game.current_bid is not None
@@ -229,7 +238,7 @@ class PerudoRules:
         rows = self._rows(room)
         bidder = room.player(bid.player_id)
         assert bidder is not None
-        loses = rules.dudo_loses((bid.quantity, bid.face), rows[1])
+        loses = moves.dudo_loses((bid.quantity, bid.face), rows[1])
         loser, winner = (bidder, challenger) if loses == "bidder" else (challenger, bidder)
         penalty = room.settings.penalty
         reveal = self._reveal(
@@ -241,14 +250,14 @@ class PerudoRules:
         self._lost_one(room, loser)
         return reveal
 
-    def resolve_calza(self, room: Room, caller: Player) -> Reveal:
+    def resolve_calza(self, room: Table, caller: Player) -> Reveal:
         """Calza: exactly right wins the caller a die back (capped), otherwise costs one."""
         game = room.game
         assert game is not None and game.current_bid is not None
         bid = game.current_bid
         rows = self._rows(room)
-        if rules.calza_exact((bid.quantity, bid.face), rows[1]):
-            gained = rules.calza_gains(caller.dice_count, room.settings.starting_dice)
+        if moves.calza_exact((bid.quantity, bid.face), rows[1]):
+            gained = moves.calza_gains(caller.dice_count, room.settings.starting_dice)
             reveal = self._reveal(
                 room,
                 caller,
@@ -269,18 +278,18 @@ class PerudoRules:
         self._lost_one(room, caller)
         return reveal
 
-    def next_opener(self, room: Room, reveal: Reveal) -> str:
+    def next_opener(self, room: Table, reveal: Reveal) -> str:
         """Whoever lost or gained a die: the loser after Dudo, the caller after a calza."""
         if reveal.extra.get("kind") == "calza":
             return reveal.challenger_id
         return reveal.loser_id
 
-    def timeout_action(self, room: Room) -> dict[str, Any]:
+    def timeout_action(self, room: Table) -> dict[str, Any]:
         """Dudo if a bid exists, else the lowest legal opening bid."""
         assert room.game is not None
         if room.game.current_bid is not None:
             return {"type": "liar"}
-        quantity, face = rules.lowest_opening(palifico(room))
+        quantity, face = moves.lowest_opening(palifico(room))
         return {"type": "bid", "quantity": quantity, "face": face}
 
     # -- bots -----------------------------------------------------------------------------
