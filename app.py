@@ -440,9 +440,9 @@ def room_start(call: Call, room_id: str) -> Any:
 )
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
-    action = call.body.root.model_dump(exclude_none=True)
-    answer = _service().act(call.caller, room_id, action)
-    _observability().action_applied(action["type"])
+    command = call.body.root.command()
+    answer = _service().act(call.caller, room_id, command)
+    _observability().action_applied(command.TYPE)
     return answer
 
 

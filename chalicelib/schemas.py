@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.json_schema import models_json_schema
 
-from chalicelib.engine.actions import WholeNumber
+from chalicelib.engine.actions import SHARED_FLOW_BODIES, WholeNumber
 from chalicelib.engine.systems import ACTION_BODIES
 
 MAX_BODY_BYTES = 16 * 1024
@@ -138,20 +138,8 @@ class AddBotBody(Request):
     level: Literal["easy", "medium", "strong"] | None = None
 
 
-class AgreeAction(Request):
-    """Agree to start the next round (during a break)."""
-
-    type: Literal["agree"]
-
-
-class ResignAction(Request):
-    """Resign from the game."""
-
-    type: Literal["resign"]
-
-
 _ActionUnion = Annotated[
-    Union[(*ACTION_BODIES, AgreeAction, ResignAction)],  # type: ignore[valid-type]
+    Union[(*ACTION_BODIES, *SHARED_FLOW_BODIES)],  # type: ignore[valid-type]
     Field(discriminator="type"),
 ]
 """Every rule system's turn actions (declared by each system), then ``agree`` and ``resign``."""

@@ -31,6 +31,7 @@ from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
 from chalicelib.engine import records as round_records
 from chalicelib.engine import room as lobby
+from chalicelib.engine.commands import Command
 from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError, NotAPlayer
 from chalicelib.engine.model import Room, Status
@@ -893,7 +894,7 @@ class Service:
         room, version = self._client_change(room_id, caller, change)
         return self._view(room, version, user.id)
 
-    def act(self, caller: Caller, room_id: str, action: JsonDict) -> JsonDict:
+    def act(self, caller: Caller, room_id: str, action: Command | JsonDict) -> JsonDict:
         """A player's bid, Liar!, agree or resign (``turn`` guards bid and Liar!)."""
 
         def change(room: Room) -> list[Event]:

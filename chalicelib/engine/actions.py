@@ -1,8 +1,10 @@
-"""The wire schemas of turn actions that more than one rule system plays (``bid``, ``liar``).
+"""The wire schemas of the shared actions: ``bid`` and ``liar`` (turn actions more than one
+rule system plays), ``agree`` and ``resign`` (the shared flow's own).
 
 A rule system declares the pydantic bodies of its turn actions (``RuleSystem.action_bodies``);
 ``chalicelib.schemas`` builds the ``POST /rooms/{room_id}/actions`` body from the registry.
-Bodies are strict and refuse unknown fields, like every request body.
+Bodies are strict and refuse unknown fields, like every request body; each builds its typed
+command (``command()``), which is what the engine takes.
 """
 
 from __future__ import annotations
@@ -11,11 +13,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from .commands import Agree, CallLiar, Command, PlaceBid, Resign
+
 
 class ActionRequest(BaseModel):
     """Base of action bodies: strict types, unknown fields refused."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
+
+    def command(self) -> Command:
+        """The typed command this body asks for."""
+        raise NotImplementedError
 
 
 def _not_bool_or_decimal(value: Any) -> Any:
@@ -48,9 +56,42 @@ class BidAction(ActionRequest):
     show: Annotated[list[CupPosition], Field(max_length=10)] | None = None
     reroll: bool | None = None
 
+    def command(self) -> PlaceBid:
+        """The bid as a command."""
+        show = None if self.show is None else tuple(self.show)
+        return PlaceBid(self.quantity, self.face, self.turn, show, self.reroll)
+
 
 class LiarAction(ActionRequest):
     """Call Liar! on the current bid."""
 
     type: Literal["liar"]
     turn: Turn
+
+    def command(self) -> CallLiar:
+        """Liar! as a command."""
+        return CallLiar(self.turn)
+
+
+class AgreeAction(ActionRequest):
+    """Agree to start the next round (during a break)."""
+
+    type: Literal["agree"]
+
+    def command(self) -> Agree:
+        """Agreeing as a command."""
+        return Agree()
+
+
+class ResignAction(ActionRequest):
+    """Resign from the game."""
+
+    type: Literal["resign"]
+
+    def command(self) -> Resign:
+        """Resigning as a command."""
+        return Resign()
+
+
+SHARED_FLOW_BODIES: tuple[type[ActionRequest], ...] = (AgreeAction, ResignAction)
+"""The actions every room takes whatever its rule system (no ``turn``)."""

@@ -18,7 +18,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from .state import WILD, Reveal
+from .state import WILD, Bid, Reveal
 
 # -- binomial tables --------------------------------------------------------------------------
 
@@ -273,7 +273,9 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
 
     for before, after in pairwise(seq):
         faced(after[2], before[0], before[1], called=False)
-    faced(reveal.challenger_id, reveal.bid.quantity, reveal.bid.face, called=True)
+    bid = reveal.bid
+    assert isinstance(bid, Bid)  # the bidding systems' bots
+    faced(reveal.challenger_id, bid.quantity, bid.face, called=True)
     # Halving old counts keeps them small (the room item) and lets recent habits weigh more.
     for s in opponents.values():
         if max(s[BIDS], sum(s[FACED:CALLED])) > DECAY_AT:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .commands import Command
 from .dice import Roller
 from .errors import (
     DomainError,
@@ -29,6 +30,21 @@ from .errors import (
     NotYourTurn,
     StaleTurn,
     WrongPhase,
+)
+from .events import (
+    Agreed,
+    BreakEnded,
+    BreakStarted,
+    ChallengeResolved,
+    FinalRevealStarted,
+    GameFinished,
+    GameStarted,
+    PlayerEliminated,
+    PlayerResigned,
+    RoundRestarted,
+    RoundStarted,
+    TurnTimedOut,
+    record,
 )
 from .model import (
     BOT_THINK_MS,
@@ -44,6 +60,7 @@ from .model import (
 from .systems import TURN_ACTIONS, rule_system
 
 Event = dict[str, Any]
+"""An event as transitions return it (``events.record`` of an event dataclass)."""
 
 
 MAX_ADVANCE_STEPS = 100_000
@@ -137,14 +154,7 @@ def _start_round(
     game.opener = opener.id
     rule_system(room.settings.rules).deal(room, roller)
     _record_progress(room, restart)
-    events.append(
-        {
-            "type": "round_restarted" if restart else "round_started",
-            "round": game.round,
-            "opener_id": opener.id,
-            "at": at,
-        }
-    )
+    events.append(record((RoundRestarted if restart else RoundStarted)(game.round, opener.id, at)))
     _begin_turn(room, opener, at)
 
 
@@ -173,22 +183,15 @@ def _finish(room: Room, at: int, events: list[Event]) -> None:
             for p in ranking
         ],
     }
-    events.append(
-        {
-            "type": "game_finished",
-            "at": at,
-            "winner_id": next((p.id for p in room.players if p.rank == 1), None),
-        }
-    )
+    winner_id = next((p.id for p in room.players if p.rank == 1), None)
+    events.append(record(GameFinished(at, winner_id)))
 
 
 def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
     player.rank = _lowest_free_rank(room)
     player.eliminated = True
     player.dice_count = 0
-    events.append(
-        {"type": "player_eliminated", "player_id": player.id, "rank": player.rank, "at": at}
-    )
+    events.append(record(PlayerEliminated(player.id, player.rank, at)))
 
 
 def _all_agreed(room: Room) -> bool:
@@ -251,8 +254,8 @@ def _apply_turn_action(
     game = room.game
     assert game is not None
     outcome = rule_system(room.settings.rules).turn_action(room, player, action, roller)
-    for event in outcome.events:
-        events.append({**event, "round": game.round, "by": by, "at": at})
+    for move in outcome.events:
+        events.append(record(move, round=game.round, by=by, at=at))
     if outcome.bid is not None:
         game.current_bid = outcome.bid
         game.round_bids.append(outcome.bid)
@@ -287,27 +290,24 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     game.turn_player = None
     rules.observe(room.bot_memory, reveal)
     events.append(
-        {
-            "type": "challenge_resolved",
-            "round": reveal.round,
-            "count": reveal.count,
-            "loser_id": reveal.loser_id or None,
-            "winner_id": reveal.winner_id,
-            "at": at,
-        }
+        record(
+            ChallengeResolved(
+                reveal.round, reveal.count, reveal.loser_id or None, reveal.winner_id, at
+            )
+        )
     )
     if len(in_game(room)) <= 1:
         reveal.final = True
         game.phase = Phase.FINAL_REVEAL
-        game.deadline = at + FINAL_REVEAL_MS
-        events.append({"type": "final_reveal_started", "deadline": game.deadline, "at": at})
+        game.deadline = deadline = at + FINAL_REVEAL_MS
+        events.append(record(FinalRevealStarted(deadline, at)))
         return
     game.phase = Phase.BREAK
-    game.deadline = at + room.settings.break_seconds * 1000
+    game.deadline = deadline = at + room.settings.break_seconds * 1000
     game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
     # Bots and Auto players agree at once; eliminated and resigned players have no vote.
     game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]
-    events.append({"type": "break_started", "deadline": game.deadline, "at": at})
+    events.append(record(BreakStarted(deadline, at)))
     _maybe_end_break(room, roller, at, events)
 
 
@@ -333,7 +333,7 @@ def start_game(
         p.eliminated = p.resigned = False
         p.rank = None
         p.moved = False
-    events: list[Event] = [{"type": "game_started", "at": now}]
+    events: list[Event] = [record(GameStarted(now))]
     opener = room.players[roller.below(len(room.players))]
     _start_round(room, opener, roller, now, events)
     _run_bots(room, roller, now, events)
@@ -368,13 +368,16 @@ def call_liar(room: Room, player_id: str, turn: int, roller: Roller, now: int) -
 
 
 def act(
-    room: Room, player_id: str, action: dict[str, Any], roller: Roller, now: int
+    room: Room, player_id: str, action: Command | dict[str, Any], roller: Roller, now: int
 ) -> list[Event]:
     """Apply a player's action: a turn action (with ``turn``), ``agree`` or ``resign``.
 
-    Turn actions are every type but ``agree`` and ``resign``: ``bid`` and ``liar`` in the
-    bidding systems, the stages of a cup in Poker Liar Dice; the rule system validates them.
+    ``action`` is a typed command (what the edge builds from the request body) or the same
+    action in its plain form (what bots and timeouts produce). Turn actions are every type a
+    registered system declares; the room's rule system validates them.
     """
+    if isinstance(action, Command):
+        action = action.as_action()
     game = _game(room)
     player = room.player(player_id)
     if player is None:
@@ -409,7 +412,7 @@ def act(
         if player.id in game.agreed:
             raise StaleTurn("you have already agreed", code="already_agreed")
         game.agreed.append(player.id)
-        events.append({"type": "agreed", "player_id": player.id, "by": "player", "at": now})
+        events.append(record(Agreed(player.id, "player", now)))
         _maybe_end_break(room, roller, now, events)
     elif kind == "resign":
         _resign(room, player, roller, now, events)
@@ -431,15 +434,7 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     player.hand = []
     if player.id in game.agreed:
         game.agreed.remove(player.id)
-    events.append(
-        {
-            "type": "player_resigned",
-            "player_id": player.id,
-            "rank": player.rank,
-            "by": "player",
-            "at": now,
-        }
-    )
+    events.append(record(PlayerResigned(player.id, player.rank, "player", now)))
     if len(in_game(room)) == 1:
         _finish(room, now, events)
         return
@@ -474,7 +469,7 @@ def set_continue_mode(
     ):
         now = max(now, game.clock)
         game.agreed.append(player.id)
-        events.append({"type": "agreed", "player_id": player.id, "by": "player", "at": now})
+        events.append(record(Agreed(player.id, "player", now)))
         _maybe_end_break(room, roller, now, events)
         _run_bots(room, roller, now, events)
         _settle(room, events)
@@ -502,19 +497,11 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
             events.append(
-                {
-                    "type": "turn_timed_out",
-                    "player_id": player.id,
-                    "turn": game.turn,
-                    "round": game.round,
-                    "action": dict(action),
-                    "by": "timeout",
-                    "at": due,
-                }
+                record(TurnTimedOut(player.id, game.turn, game.round, action, "timeout", due))
             )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
-            events.append({"type": "break_ended", "at": due})
+            events.append(record(BreakEnded(due)))
             assert game.opener is not None
             _start_round(room, _opener_from(room, game.opener), roller, due, events)
         elif game.phase == Phase.FINAL_REVEAL:

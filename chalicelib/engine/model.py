@@ -22,9 +22,10 @@ from .state import (
     WILD,
     Bid,
     BotLevel,
+    Call,
+    CallReader,
     CompletedRound,
     ContinueMode,
-    Counting,
     Die,
     Game,
     Phase,
@@ -47,9 +48,10 @@ __all__ = [
     "WILD",
     "Bid",
     "BotLevel",
+    "Call",
+    "CallReader",
     "CompletedRound",
     "ContinueMode",
-    "Counting",
     "Die",
     "Game",
     "Phase",
@@ -262,7 +264,7 @@ class Room:
             pending=list(d["pending"]),
             denied=list(d["denied"]),
             invited=list(d["invited"]),
-            game=Game.from_dict(d["game"], _counting(settings)) if d["game"] else None,
+            game=Game.from_dict(d["game"], rule_system(settings.rules)) if d["game"] else None,
             results=d.get("results"),
             rated=bool(d.get("rated", 0)),
             recreated_as=d.get("recreated_as"),
@@ -270,8 +272,3 @@ class Room:
             bot_memory=d.get("bm") or {},
             lineage=d.get("lin"),
         )
-
-
-def _counting(settings: Settings) -> Counting:
-    """The room's rule system's rule for which revealed dice count (see ``Reveal.from_dict``)."""
-    return rule_system(settings.rules).counted

@@ -22,15 +22,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
-
-from .actions import BidAction, LiarAction
+from .actions import ActionRequest, BidAction, LiarAction
 from .errors import InvalidAction, NoBidToChallenge
-from .state import WILD, Die, RevealRow
+from .events import BidPlaced, LiarCalled, Move
+from .state import WILD, Bid, Die, RevealRow
 
 if TYPE_CHECKING:
     from .dice import Roller
-    from .state import Bid, Game, Player, Reveal
+    from .state import Call, Game, Player, Reveal
 
 
 class RoomSettings(Protocol):
@@ -74,8 +73,8 @@ class TurnOutcome:
     current bid and joins the round's hidden history.
     """
 
-    events: list[dict[str, Any]] = field(default_factory=list)
-    bid: Bid | None = None
+    events: list[Move] = field(default_factory=list)
+    bid: Call | None = None
     next_player: Player | None = None
     reveal: Reveal | None = None
 
@@ -91,7 +90,7 @@ class RuleSystem(Protocol):
 
     name: str
     turn_actions: tuple[str, ...]
-    action_bodies: tuple[type[BaseModel], ...]
+    action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
 
     def deal(self, room: Table, roller: Roller) -> None:
@@ -116,12 +115,8 @@ class RuleSystem(Protocol):
         """A hand as it appears on the wire."""
         ...
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
-        """Validate a bid action (raise before changing anything), apply its side effects, return it."""
-        ...
-
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
-        """A bid as every viewer sees it (``player_id``, ``quantity``, ``face``)."""
+    def bid_view(self, bid: Call) -> dict[str, Any]:
+        """A call (bid or claim) as every viewer sees it (``player_id`` and what was said)."""
         ...
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
@@ -150,8 +145,16 @@ class RuleSystem(Protocol):
         """Let bots learn from a completed, public reveal (mutates ``memory``)."""
         ...
 
-    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
         """Which of a revealed hand's dice count toward the bid (recomputed when a room is read)."""
+        ...
+
+    def call_from_dict(self, d: dict[str, Any]) -> Call:
+        """A call stored with ``Call.to_dict()``."""
+        ...
+
+    def call_from_row(self, player_id: str, row: list[Any]) -> Call:
+        """A call stored with ``Call.row()``."""
         ...
 
 
@@ -162,12 +165,22 @@ class BiddingRules:
     """
 
     turn_actions: tuple[str, ...] = ("bid", "liar")
-    action_bodies: tuple[type[BaseModel], ...] = (BidAction, LiarAction)
+    action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
 
-    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""
-        return [d in (bid.face, WILD) for d in dice]
+        face = bid_of(bid).face
+        return [d in (face, WILD) for d in dice]
+
+    def call_from_dict(self, d: dict[str, Any]) -> Bid:
+        """Bids are stored as ``{"player_id", "quantity", "face"}``."""
+        return Bid.from_dict(d)
+
+    def call_from_row(self, player_id: str, row: list[Any]) -> Bid:
+        """A bid's row is ``[quantity, face]``."""
+        quantity, face = row
+        return Bid(player_id, int(quantity), int(face))
 
     def starting_count(self, settings: RoomSettings) -> int:
         """Each player starts with the room's starting dice."""
@@ -177,8 +190,9 @@ class BiddingRules:
         """Dice as 1–6, ``"*"`` for a wildcard or star."""
         return ["*" if d == WILD else d for d in dice]
 
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
+    def bid_view(self, bid: Call) -> dict[str, Any]:
         """A bid with its face as 1–6, or ``"*"`` for a bid on stars."""
+        bid = bid_of(bid)
         return {
             "player_id": bid.player_id,
             "quantity": bid.quantity,
@@ -210,13 +224,12 @@ class BiddingRules:
         if kind == "bid":
             extras = self.bid_extras(room, player, action)
             bid = self.place_bid(room, player, action, roller)
-            event = {"type": "bid_placed", **self.bid_view(bid), **extras}
+            event = BidPlaced({**self.bid_view(bid), **extras})
             return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
         if kind == "liar":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Liar! on")
-            event = {"type": "liar_called", "player_id": player.id}
-            return TurnOutcome([event], reveal=self.resolve(room, player))
+            return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
         raise InvalidAction(f"unknown turn action {kind!r}", field="type")
 
 
@@ -229,7 +242,7 @@ def reveal_rows(room: Table, dice_of: Callable[[Player], list[int]]) -> tuple[li
     """
     game = room.game
     assert game is not None and game.current_bid is not None
-    face = game.current_bid.face
+    face = bid_of(game.current_bid).face
     rows: list[RevealRow] = []
     count = 0
     for p in room.players:
@@ -238,6 +251,19 @@ def reveal_rows(room: Table, dice_of: Callable[[Player], list[int]]) -> tuple[li
             continue
         counted = [d in (face, WILD) for d in dice]
         count += sum(counted)
-        bids = [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id]
+        bids = [b.row() for b in game.round_bids if b.player_id == p.id]
         rows.append(RevealRow(p.id, p.name, dice, counted, bids))
     return rows, count
+
+
+def bid_of(call: Call | None) -> Bid:
+    """The call as a ``Bid`` (the bidding systems make no other kind of call)."""
+    assert isinstance(call, Bid), call
+    return call
+
+
+def current_bid(room: Table) -> Bid | None:
+    """The round's current bid in a bidding system (``None`` before the opening bid)."""
+    assert room.game is not None
+    call = room.game.current_bid
+    return None if call is None else bid_of(call)

@@ -8,10 +8,9 @@ This module knows no rule system; ``model`` adds the settings and the room aroun
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 Die = int
 """A die: 1–6, or ``WILD`` (0) for ``*``."""
@@ -158,9 +157,30 @@ class Bid:
         """Inverse of ``to_dict``."""
         return cls(d["player_id"], int(d["quantity"]), int(d["face"]))
 
+    def row(self) -> tuple[int, int]:
+        """The compact stored form, without the player: ``(quantity, face)``."""
+        return (self.quantity, self.face)
 
-Counting = Callable[["Bid", list[Die]], list[bool]]
-"""A rule system's rule for which of a revealed hand's dice count toward the bid."""
+
+class Call(Protocol):
+    """What a player said in a round: a ``Bid``, or a rule system's own kind of call.
+
+    Stored as ``to_dict()`` (the current bid, a reveal's bid) and as ``row()`` (the round's
+    history, a reveal row's bids); the room's rule system reads them back (``CallReader``).
+    """
+
+    @property
+    def player_id(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def row(self) -> tuple[int, ...]: ...
+
+
+class CallReader(Protocol):
+    """How a room's rule system reads its stored calls back, and counts revealed dice."""
+
+    def call_from_dict(self, d: dict[str, Any]) -> Call: ...
+    def call_from_row(self, player_id: str, row: list[Any]) -> Call: ...
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]: ...
 
 
 @dataclass(slots=True)
@@ -171,7 +191,8 @@ class RevealRow:
     name: str
     dice: list[Die]
     counted: list[bool]
-    bids: list[tuple[int, int]]
+    bids: list[tuple[int, ...]]
+    """Each of the player's calls of the round in its stored form (``Call.row()``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form (``counted`` is recomputed by the rule system when read)."""
@@ -188,7 +209,7 @@ class Reveal:
     """The outcome of a challenge: SPEC §3 'Reveal'."""
 
     round: int
-    bid: Bid
+    bid: Call
     challenger_id: str
     count: int
     loser_id: str
@@ -219,9 +240,9 @@ class Reveal:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], counted: Counting) -> Reveal:
-        """Inverse of ``to_dict``; ``counted`` is the room's rule system's counting rule."""
-        bid = Bid.from_dict(d["bid"])
+    def from_dict(cls, d: dict[str, Any], reader: CallReader) -> Reveal:
+        """Inverse of ``to_dict``; ``reader`` is the room's rule system (calls, counting)."""
+        bid = reader.call_from_dict(d["bid"])
         rows = []
         for r in d["rows"]:
             dice = decode_dice(r["d"])
@@ -230,8 +251,8 @@ class Reveal:
                     r["p"],
                     r["nm"],
                     dice,
-                    counted(bid, dice),
-                    [(int(q), int(f)) for q, f in r["b"]],
+                    reader.counted(bid, dice),
+                    [tuple(int(x) for x in b) for b in r["b"]],
                 )
             )
         return cls(
@@ -259,7 +280,7 @@ class CompletedRound:
     """
 
     reveal: Reveal
-    bids: list[Bid]
+    bids: list[Call]
     counts: list[int]
 
 
@@ -276,8 +297,8 @@ class Game:
     turn_player: str | None = None
     deadline: int | None = None
     opener: str | None = None
-    current_bid: Bid | None = None
-    round_bids: list[Bid] = field(default_factory=list)
+    current_bid: Call | None = None
+    round_bids: list[Call] = field(default_factory=list)
     agreed: list[str] = field(default_factory=list)
     last_reveal: Reveal | None = None
     dice_progress: list[list[int]] = field(default_factory=list)
@@ -303,7 +324,7 @@ class Game:
             "dl": self.deadline,
             "op": self.opener,
             "bid": self.current_bid.to_dict() if self.current_bid else None,
-            "rb": [[b.player_id, b.quantity, b.face] for b in self.round_bids],
+            "rb": [[b.player_id, *b.row()] for b in self.round_bids],
             "ag": self.agreed,
             "rev": self.last_reveal.to_dict() if self.last_reveal else None,
             "dp": self.dice_progress,
@@ -313,8 +334,8 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], counted: Counting) -> Game:
-        """Inverse of ``to_dict`` (``counted``: see ``Reveal.from_dict``)."""
+    def from_dict(cls, d: dict[str, Any], reader: CallReader) -> Game:
+        """Inverse of ``to_dict`` (``reader``: see ``Reveal.from_dict``)."""
         return cls(
             round=int(d["round"]),
             phase=Phase(d["phase"]),
@@ -322,10 +343,10 @@ class Game:
             turn_player=d["tp"],
             deadline=None if d["dl"] is None else int(d["dl"]),
             opener=d["op"],
-            current_bid=Bid.from_dict(d["bid"]) if d["bid"] else None,
-            round_bids=[Bid(p, int(q), int(f)) for p, q, f in d["rb"]],
+            current_bid=reader.call_from_dict(d["bid"]) if d["bid"] else None,
+            round_bids=[reader.call_from_row(p, rest) for p, *rest in d["rb"]],
             agreed=list(d["ag"]),
-            last_reveal=Reveal.from_dict(d["rev"], counted) if d["rev"] else None,
+            last_reveal=Reveal.from_dict(d["rev"], reader) if d["rev"] else None,
             dice_progress=[[int(x) for x in row] for row in d["dp"]],
             progress_rounds=[int(x) for x in d.get("dpr", [])],
             finished_at=d.get("fa"),

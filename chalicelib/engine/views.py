@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .model import WILD, Bid, Phase, Player, Reveal, Room, Status
+from .model import WILD, Phase, Player, Reveal, Room, Status
 from .rules import RuleSystem
 from .systems import rule_system
 
@@ -51,15 +51,15 @@ def reveal_view(reveal: Reveal, rules: RuleSystem) -> dict[str, Any]:
                 "name": r.name,
                 "dice": rules.dice_view(r.dice),
                 "counted": list(r.counted),
-                "bids": [_row_bid(rules, r.player_id, q, f) for q, f in r.bids],
+                "bids": [_row_bid(rules, r.player_id, row) for row in r.bids],
             }
             for r in reveal.rows
         ],
     }
 
 
-def _row_bid(rules: RuleSystem, player_id: str, quantity: int, face: int) -> dict[str, Any]:
-    out = rules.bid_view(Bid(player_id, quantity, face))
+def _row_bid(rules: RuleSystem, player_id: str, row: tuple[int, ...]) -> dict[str, Any]:
+    out = rules.bid_view(rules.call_from_row(player_id, list(row)))
     out.pop("player_id", None)
     return out
 

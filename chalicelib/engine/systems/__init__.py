@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from pydantic import BaseModel
-
+from ..actions import ActionRequest
 from ..rules import RuleSystem
 from .classic import CLASSIC
 from .perudo import PERUDO
@@ -37,7 +36,7 @@ TURN_ACTIONS: Final[tuple[str, ...]] = tuple(
 )
 """Every action type answered with a ``turn``, in registry order; each system plays its own."""
 
-ACTION_BODIES: Final[tuple[type[BaseModel], ...]] = tuple(
+ACTION_BODIES: Final[tuple[type[ActionRequest], ...]] = tuple(
     dict.fromkeys(body for system in SYSTEMS.values() for body in system.action_bodies)
 )
 """The wire schemas of every turn action, in registry order (one per action type)."""

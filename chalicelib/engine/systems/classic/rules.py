@@ -6,7 +6,7 @@ from typing import Any
 
 from ...dice import Roller, roll
 from ...errors import IllegalBid, InvalidAction
-from ...rules import BiddingRules, Table, reveal_rows
+from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import Bid, Player, Reveal
 from . import bot
 
@@ -60,8 +60,7 @@ class ClassicRules(BiddingRules):
             raise IllegalBid(
                 f"quantity must be between 1 and {total} (dice in play)", field="quantity"
             )
-        assert room.game is not None
-        current = room.game.current_bid
+        current = current_bid(room)
         if not is_raise(quantity, face, current):
             assert current is not None
             raise IllegalBid(
@@ -74,7 +73,7 @@ class ClassicRules(BiddingRules):
         """Count matching faces plus ``*``: meeting the bid makes the challenger lose."""
         game = room.game
         assert game is not None and game.current_bid is not None
-        bid = game.current_bid
+        bid = bid_of(game.current_bid)
         rows, count = reveal_rows(room, lambda p: list(p.hand))
         bidder = room.player(bid.player_id)
         assert bidder is not None

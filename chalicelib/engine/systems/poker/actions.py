@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ...actions import ActionRequest, Turn
+from .commands import AcceptClaim, MakeClaim, PartialHand, RerollDice, StopRolling
 
 PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
 """A poker die's face, low to high (Poker Liar Dice)."""
@@ -29,6 +30,10 @@ class PartialClaim(ActionRequest):
     category: PokerCategory
     faces: Annotated[list[PokerFace], Field(max_length=5)] = []  # noqa: RUF012 (pydantic copies defaults)
 
+    def part(self) -> PartialHand:
+        """The partial hand as a command part."""
+        return PartialHand(self.category, tuple(self.faces))
+
 
 class ClaimAction(ActionRequest):
     """Poker Liar Dice: pass the cup with a claim.
@@ -49,12 +54,27 @@ class ClaimAction(ActionRequest):
     expose: Positions | None = None
     unexpose: Positions | None = None
 
+    def command(self) -> MakeClaim:
+        """The claim as a command."""
+        hand = self.hand
+        said = hand.part() if isinstance(hand, PartialClaim) else hand
+        return MakeClaim(
+            self.turn,
+            tuple(said) if isinstance(said, list) else said,
+            _tuple(self.expose),
+            _tuple(self.unexpose),
+        )
+
 
 class AcceptAction(ActionRequest):
     """Poker Liar Dice: accept the claim passed to you and look at the cup."""
 
     type: Literal["accept"]
     turn: Turn
+
+    def command(self) -> AcceptClaim:
+        """Accepting as a command."""
+        return AcceptClaim(self.turn)
 
 
 class RerollAction(ActionRequest):
@@ -66,9 +86,21 @@ class RerollAction(ActionRequest):
     expose: Positions | None = None
     unexpose: Positions | None = None
 
+    def command(self) -> RerollDice:
+        """The reroll as a command."""
+        return RerollDice(self.turn, tuple(self.dice), _tuple(self.expose), _tuple(self.unexpose))
+
 
 class StopAction(ActionRequest):
     """Poker Liar Dice: stop rolling for five aces (the cup stands as it is)."""
 
     type: Literal["stop"]
     turn: Turn
+
+    def command(self) -> StopRolling:
+        """Stopping as a command."""
+        return StopRolling(self.turn)
+
+
+def _tuple(positions: list[int] | None) -> tuple[int, ...] | None:
+    return None if positions is None else tuple(positions)

@@ -8,12 +8,12 @@ canonical order (the larger group first, equal groups by the higher face). The r
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from math import factorial
 from typing import Any
 
 from ...errors import IllegalBid, InvalidAction
-from ...state import Bid
 
 FACE_NAMES = "9TJQKA"
 ACE = 6
@@ -87,19 +87,71 @@ def fast_rank(dice: list[int] | Hand) -> int:
     return _RANK_OF_SORTED[tuple(sorted(dice))]
 
 
-def bid_of(player_id: str, hand: Hand) -> Bid:
-    """A claim stored as a ``Bid``: quantity is the category, face the encoded hand."""
-    return Bid(player_id, category(hand), _code(canonical(hand)))
+_RANK_OF_HAND: dict[Hand, int] = {h: hand_rank(h) for h in ALL_HANDS}
+_CATEGORY_OF_HAND: dict[Hand, int] = {h: category(h) for h in ALL_HANDS}
 
 
-def bid_hand(bid: Bid) -> Hand:
-    """The full hand a stored claim stands for."""
-    return _decode(bid.face)
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A claim: ``player_id`` says the cup holds ``hand`` (the full hand, canonical order).
+
+    Stored like a bid (``{"player_id", "quantity", "face"}`` and rows ``[quantity, face]``)
+    with the category and the hand's base-7 code, so rooms stored before the claim had a type
+    of its own read back unchanged; in memory it is a hand, not a quantity and a face.
+    """
+
+    player_id: str
+    hand: Hand
+
+    @property
+    def category(self) -> int:
+        """The hand's category index (0 high card … 6 five of a kind)."""
+        return _CATEGORY_OF_HAND[self.hand]
+
+    @property
+    def rank(self) -> int:
+        """The claim's rank (``hand_rank`` of its hand)."""
+        return _RANK_OF_HAND[self.hand]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form."""
+        return {"player_id": self.player_id, "quantity": self.category, "face": _code(self.hand)}
+
+    def row(self) -> tuple[int, int]:
+        """The stored form in a round's history and a reveal row: ``(category, code)``."""
+        return (self.category, _code(self.hand))
+
+    @classmethod
+    def from_row(cls, player_id: str, row: list[Any] | tuple[Any, ...]) -> Claim:
+        """Inverse of ``row``."""
+        _category, code = row
+        return cls(player_id, _decode(int(code)))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Claim:
+        """Inverse of ``to_dict``."""
+        return cls.from_row(d["player_id"], (d["quantity"], d["face"]))
 
 
-def bid_rank(bid: Bid) -> int:
+def claim_of(call: Any) -> Claim:
+    """The call as a ``Claim`` (Poker Liar Dice makes no other kind of call)."""
+    assert isinstance(call, Claim), call
+    return call
+
+
+def bid_of(player_id: str, hand: Hand) -> Claim:
+    """The claim of ``hand`` by ``player_id``."""
+    return Claim(player_id, canonical(hand))
+
+
+def bid_hand(bid: Any) -> Hand:
+    """The full hand a claim stands for."""
+    return claim_of(bid).hand
+
+
+def bid_rank(bid: Any) -> int:
     """The claim's rank."""
-    return bid.quantity * _BASE + bid.face
+    return claim_of(bid).rank
 
 
 def faces_out(dice: list[int] | Hand) -> list[int | str]:
@@ -107,7 +159,7 @@ def faces_out(dice: list[int] | Hand) -> list[int | str]:
     return [FACE_NAMES[d - 1] for d in dice]
 
 
-def bid_view_hand(bid: Bid) -> list[int | str]:
+def bid_view_hand(bid: Any) -> list[int | str]:
     """The faces of a stored claim's full hand, as shown."""
     return faces_out(bid_hand(bid))
 

@@ -41,26 +41,27 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel
-
-from ...actions import LiarAction
+from ...actions import ActionRequest, LiarAction
 from ...dice import Roller
 from ...errors import IllegalBid, InvalidAction, WrongPhase
+from ...events import BidPlaced, LiarCalled, Move
 from ...rules import RoomSettings, Table, TurnOutcome
-from ...state import Bid, Die, Player, Reveal, RevealRow
+from ...state import Call, Die, Player, Reveal, RevealRow
 from . import bot
 from .actions import AcceptAction, ClaimAction, RerollAction, StopAction
+from .events import ClaimAccepted, DiceRerolled, RollsStopped
 from .hands import (
     ACE,
     CATEGORIES,
     FACE_NAMES,
     FIVE_ACES_RANK,
+    Claim,
     better_claim,
-    bid_hand,
     bid_of,
     bid_rank,
     canonical,
     category,
+    claim_of,
     faces_out,
     hand_rank,
     parse_claim,
@@ -105,7 +106,7 @@ class PokerRules:
 
     name = "poker"
     turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")
-    action_bodies: tuple[type[BaseModel], ...] = (
+    action_bodies: tuple[type[ActionRequest], ...] = (
         ClaimAction,
         AcceptAction,
         LiarAction,
@@ -164,17 +165,22 @@ class PokerRules:
         self._set(room, [_die(roller) for _ in range(5)], [])
         self._show_to(room, room.player(game.opener))
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
-        """Poker has claims, not bids."""
-        raise InvalidAction("Poker Liar Dice has claims: use type claim", field="type")
-
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
+    def bid_view(self, bid: Call) -> dict[str, Any]:
         """A claim as its full hand and category."""
+        claim = claim_of(bid)
         return {
-            "player_id": bid.player_id,
-            "hand": faces_out(bid_hand(bid)),
-            "category": CATEGORIES[bid.quantity],
+            "player_id": claim.player_id,
+            "hand": faces_out(claim.hand),
+            "category": CATEGORIES[claim.category],
         }
+
+    def call_from_dict(self, d: dict[str, Any]) -> Claim:
+        """Claims are stored like bids (category and hand code): see ``Claim``."""
+        return Claim.from_dict(d)
+
+    def call_from_row(self, player_id: str, row: list[Any]) -> Claim:
+        """A claim's row is ``[category, hand code]``."""
+        return Claim.from_row(player_id, row)
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
         """Stage, cup holder, exposed dice by position, announced rerolls, lives."""
@@ -208,19 +214,19 @@ class PokerRules:
             if stage != "respond":
                 raise WrongPhase("Liar! answers a claim passed to you", code="wrong_stage")
             return TurnOutcome(
-                [{"type": "liar_called", "player_id": player.id}],
+                [LiarCalled(player.id)],
                 reveal=self.resolve(room, player),
             )
         if kind == "accept":
             if stage != "respond":
                 raise WrongPhase("there is no claim to accept", code="wrong_stage")
-            events: list[dict[str, Any]] = [{"type": "claim_accepted", "player_id": player.id}]
+            events: list[Move] = [ClaimAccepted(player.id)]
             if five_aces:
                 cup = [_die(roller) for _ in range(5)]
                 self._set(room, cup, [])
                 x["st"], x["al"] = "aces", 2
                 x["rr"].append([player.id, 5])
-                events.append({"type": "dice_rerolled", "player_id": player.id, "count": 5})
+                events.append(DiceRerolled(player.id, 5))
                 self._show_to(room, player)
                 if cup == [ACE] * 5:
                     return TurnOutcome(events, reveal=self._aces_decided(room, player))
@@ -234,7 +240,7 @@ class PokerRules:
             if stage != "aces":
                 raise WrongPhase("stop ends the five-aces rolls", code="wrong_stage")
             return TurnOutcome(
-                [{"type": "rolls_stopped", "player_id": player.id}],
+                [RollsStopped(player.id)],
                 reveal=self._aces_decided(room, player),
             )
         if kind == "claim":
@@ -251,14 +257,14 @@ class PokerRules:
             )
             events = []
             if stage == "respond":
-                events.append({"type": "claim_accepted", "player_id": player.id})
+                events.append(ClaimAccepted(player.id))
             if stage in ("respond", "reroll"):
                 x["rr"].append([player.id, 0])
-                events.append({"type": "dice_rerolled", "player_id": player.id, "count": 0})
+                events.append(DiceRerolled(player.id, 0))
             self._set(room, cup, exposed)
             x["st"] = "respond"
             bid = bid_of(player.id, hand)
-            events.append({"type": "bid_placed", **self.bid_view(bid)})
+            events.append(BidPlaced(self.bid_view(bid)))
             self._show_to(room, None)
             return TurnOutcome(events, bid=bid, next_player=room.next_clockwise(player.id))
         raise InvalidAction(
@@ -300,12 +306,12 @@ class PokerRules:
             x["st"] = "claim"
             x["rr"].append([player.id, len(dice)])
             self._show_to(room, player)
-            event: dict[str, Any] = {"type": "dice_rerolled", "player_id": player.id}
-            event["count"] = len(dice)
-            if expose:
-                event["exposed"] = sorted(expose)
-            if unexpose:
-                event["unexposed"] = sorted(unexpose)
+            event = DiceRerolled(
+                player.id,
+                len(dice),
+                sorted(expose) if expose else None,
+                sorted(unexpose) if unexpose else None,
+            )
             return TurnOutcome([event], next_player=player)
         if stage == "aces":
             if action.get("expose") or action.get("unexpose"):
@@ -316,7 +322,7 @@ class PokerRules:
             x["al"] = int(x.get("al", 0)) - 1
             x["rr"].append([player.id, len(dice)])
             self._show_to(room, player)
-            events = [{"type": "dice_rerolled", "player_id": player.id, "count": len(dice)}]
+            events: list[Move] = [DiceRerolled(player.id, len(dice))]
             if cup == [ACE] * 5 or x["al"] <= 0:
                 return TurnOutcome(events, reveal=self._aces_decided(room, player))
             return TurnOutcome(events, next_player=player)
@@ -344,7 +350,7 @@ class PokerRules:
                 p.name,
                 [],
                 [],
-                [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id],
+                [b.row() for b in game.round_bids if b.player_id == p.id],
             )
             for p in room.players
             if p.in_game or any(b.player_id == p.id for b in game.round_bids)
@@ -428,7 +434,7 @@ class PokerRules:
         """The strong bot learns how often each player's challenged claims were true."""
         bot.observe(memory, reveal)
 
-    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
         """Reveal rows hold no dice in Poker Liar Dice (the lifted cup is in the extras)."""
         return []
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...dice import Roller
 from ...errors import Conflict, IllegalBid, InvalidAction
-from ...rules import BiddingRules, Table, reveal_rows
+from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import WILD, Bid, Player, Reveal, decode_dice, encode_dice
 from . import bot
 from .track import FACES, STAR_FACE, is_raise
@@ -87,7 +87,7 @@ class WildStarsRules(BiddingRules):
             raise IllegalBid(
                 f"quantity must be between 1 and {total} (dice in play)", field="quantity"
             )
-        if not is_raise(quantity, face, game.current_bid):
+        if not is_raise(quantity, face, current_bid(room)):
             raise IllegalBid("a bid must move up the track, or keep its space with a higher face")
         show = action.get("show", [])
         reroll = action.get("reroll", bool(show))
@@ -143,7 +143,7 @@ class WildStarsRules(BiddingRules):
         """Count; the difference from the bid decides who loses how many dice."""
         game = room.game
         assert game is not None and game.current_bid is not None
-        bid = game.current_bid
+        bid = bid_of(game.current_bid)
         rows, count = reveal_rows(room, lambda p: p.hand + shown_dice(room, p.id))
         shown_flags = {
             p.id: [False] * len(p.hand) + [True] * len(shown_dice(room, p.id))
