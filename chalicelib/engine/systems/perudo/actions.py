@@ -1,10 +1,21 @@
-"""Perudo's own turn action on the wire: the calza (bids and Dudo are the shared bodies)."""
+"""Perudo's own turn action: the calza, its wire schema and its command (bids and Dudo use
+the shared ``bid`` and ``liar``)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import ClassVar, Literal
 
 from ...actions import ActionRequest, Turn
+from ...commands import Command
+
+
+@dataclass(frozen=True, slots=True)
+class CallCalza(Command):
+    """Claim the current bid is exactly right."""
+
+    TYPE: ClassVar[str] = "calza"
+    turn: int
 
 
 class CalzaAction(ActionRequest):
@@ -12,3 +23,7 @@ class CalzaAction(ActionRequest):
 
     type: Literal["calza"]
     turn: Turn
+
+    def command(self) -> CallCalza:
+        """The calza as a command."""
+        return CallCalza(self.turn)

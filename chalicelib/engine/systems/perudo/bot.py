@@ -40,6 +40,7 @@ from itertools import pairwise
 from typing import Any
 
 from ...dice import Roller
+from ...state import Bid as RoundBid
 from ...state import Reveal
 from . import moves
 
@@ -280,8 +281,10 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
     for before, after in pairwise(seq):
         faced(after[2], before[0], before[1], called=False)
     if reveal.extra.get("kind") != "calza":
-        face, _ = moves.revealed_face(reveal.bid)
-        faced(reveal.challenger_id, reveal.bid.quantity, face, called=True)
+        bid = reveal.bid
+        assert isinstance(bid, RoundBid)
+        face, _ = moves.revealed_face(bid)
+        faced(reveal.challenger_id, bid.quantity, face, called=True)
     for s in book.values():
         if max(s[BIDS], sum(s[FACED:CALLED])) > DECAY_AT:
             s[:] = [x // 2 for x in s]

@@ -25,18 +25,17 @@ when a stored room is read, still knows that aces were not wild; ``bid_view`` sh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from pydantic import BaseModel
-
-from ...actions import BidAction, LiarAction
+from ...actions import ActionRequest, BidAction, LiarAction
 from ...dice import Roller, roll
 from ...errors import Conflict, InvalidAction, NoBidToChallenge
-from ...rules import RoomSettings, Table, TurnOutcome
-from ...state import Bid, Die, Player, Reveal, RevealRow
+from ...events import BidPlaced, LiarCalled
+from ...rules import BiddingRules, Table, TurnOutcome, bid_of, current_bid
+from ...state import Bid, Call, Die, Player, Reveal, RevealRow
 from . import bot, moves
 from .actions import CalzaAction
+from .events import CalzaCalled
 
 MAX_PLAYERS: Final = 10
 
@@ -58,13 +57,12 @@ def _int(action: dict[str, Any], name: str) -> int:
     return value
 
 
-class PerudoRules:
+class PerudoRules(BiddingRules):
     """Perudo as SPEC-VARIANTS describes it."""
 
     name = "perudo"
     turn_actions: tuple[str, ...] = ("bid", "liar", "calza")
-    action_bodies: tuple[type[BaseModel], ...] = (BidAction, LiarAction, CalzaAction)
-    setting_choices: Mapping[str, tuple[Any, ...]] = {}
+    action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction, CalzaAction)
 
     # -- seats and dice -------------------------------------------------------------------
 
@@ -75,10 +73,6 @@ class PerudoRules:
                 f"Perudo is for 2–{MAX_PLAYERS} players; remove a seat or choose classic",
                 code="too_many_players",
             )
-
-    def starting_count(self, settings: RoomSettings) -> int:
-        """Each player starts with the room's starting dice."""
-        return settings.starting_dice
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Fair dice for everyone in the game; decide whether this round is palifico."""
@@ -106,17 +100,18 @@ class PerudoRules:
 
     # -- bids -----------------------------------------------------------------------------
 
-    def bid_view(self, bid: Bid) -> dict[str, Any]:
+    def bid_view(self, bid: Call) -> dict[str, Any]:
         """A bid as everyone sees it; face 1 means aces."""
+        b = bid_of(bid)
         return {
-            "player_id": bid.player_id,
-            "quantity": bid.quantity,
-            "face": moves.revealed_face(bid)[0],
+            "player_id": b.player_id,
+            "quantity": b.quantity,
+            "face": moves.revealed_face(b)[0],
         }
 
-    def counted(self, bid: Bid, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
         """The face or an ace counts (the face only in palifico; aces only for a bid on aces)."""
-        face, pal = moves.revealed_face(bid)
+        face, pal = moves.revealed_face(bid_of(bid))
         return [moves.counts_toward(d, face, pal) for d in dice]
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
@@ -133,7 +128,7 @@ class PerudoRules:
         quantity, face = _int(action, "quantity"), _int(action, "face")
         game = room.game
         assert game is not None
-        current = game.current_bid
+        current = current_bid(room)
         moves.check_bid(
             quantity,
             face,
@@ -153,13 +148,13 @@ class PerudoRules:
         kind = action.get("type")
         if kind == "bid":
             bid = self.place_bid(room, player, action, roller)
-            event = {"type": "bid_placed", **self.bid_view(bid)}
-            return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
+            return TurnOutcome(
+                [BidPlaced(self.bid_view(bid))], bid=bid, next_player=room.next_clockwise(player.id)
+            )
         if kind == "liar":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Dudo on")
-            event = {"type": "liar_called", "player_id": player.id}
-            return TurnOutcome([event], reveal=self.resolve(room, player))
+            return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
         if kind == "calza":
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call calza on")
@@ -168,8 +163,7 @@ class PerudoRules:
                     "calza is not offered when only two players have dice",
                     code="calza_heads_up",
                 )
-            event = {"type": "calza_called", "player_id": player.id}
-            return TurnOutcome([event], reveal=self.resolve_calza(room, player))
+            return TurnOutcome([CalzaCalled(player.id)], reveal=self.resolve_calza(room, player))
         raise InvalidAction(
             "type must be one of: " + ", ".join((*self.turn_actions, "agree", "resign")),
             field="type",
@@ -180,8 +174,9 @@ class PerudoRules:
     def _rows(self, room: Table) -> tuple[list[RevealRow], int]:
         """Every hand against the current bid (aces wild unless palifico), and the count."""
         game = room.game
-        assert game is not None and game.current_bid is not None
-        face, pal = game.current_bid.face, palifico(room)
+        bid = current_bid(room)
+        assert game is not None and bid is not None
+        face, pal = bid.face, palifico(room)
         rows: list[RevealRow] = []
         total = 0
         for p in room.players:
@@ -189,7 +184,7 @@ class PerudoRules:
                 continue
             counted = [moves.counts_toward(d, face, pal) for d in p.hand]
             total += sum(counted)
-            bids = [(b.quantity, b.face) for b in game.round_bids if b.player_id == p.id]
+            bids = [b.row() for b in game.round_bids if b.player_id == p.id]
             rows.append(RevealRow(p.id, p.name, list(p.hand), counted, bids))
         return rows, total
 
@@ -215,8 +210,8 @@ class PerudoRules:
         **extra: Any,
     ) -> Reveal:
         game = room.game
-        assert game is not None and game.current_bid is not None
-        bid, pal = game.current_bid, palifico(room)
+        bid, pal = current_bid(room), palifico(room)
+        assert game is not None and bid is not None
         return Reveal(
             round=game.round,
             bid=Bid(bid.player_id, bid.quantity, bid.face + moves.PALIFICO_FACE) if pal else bid,
@@ -233,8 +228,8 @@ class PerudoRules:
     def resolve(self, room: Table, challenger: Player) -> Reveal:
         """Dudo: fewer than bid costs the bidder a die, otherwise the caller loses one."""
         game = room.game
-        assert game is not None and game.current_bid is not None
-        bid = game.current_bid
+        bid = current_bid(room)
+        assert game is not None and bid is not None
         rows = self._rows(room)
         bidder = room.player(bid.player_id)
         assert bidder is not None
@@ -253,8 +248,8 @@ class PerudoRules:
     def resolve_calza(self, room: Table, caller: Player) -> Reveal:
         """Calza: exactly right wins the caller a die back (capped), otherwise costs one."""
         game = room.game
-        assert game is not None and game.current_bid is not None
-        bid = game.current_bid
+        bid = current_bid(room)
+        assert game is not None and bid is not None
         rows = self._rows(room)
         if moves.calza_exact((bid.quantity, bid.face), rows[1]):
             gained = moves.calza_gains(caller.dice_count, room.settings.starting_dice)
