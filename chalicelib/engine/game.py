@@ -398,6 +398,11 @@ def act(
             raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
         if turn != game.turn:
             raise StaleTurn(f"turn {turn} has passed; the current turn is {game.turn}")
+        if game.deadline is not None and game.deadline <= now:
+            # The turn's time is up: its timeout is ``advance``'s to apply (callers advance
+            # before acting). Accepting the move would stamp it after the deadline, and a
+            # Poker holder's later stages, which keep that deadline, would time out before it.
+            raise StaleTurn(f"turn {turn} has passed; its time ran out")
         if not player.in_game:
             raise NotYourTurn("you are out of this game")
         if game.turn_player != player.id:

@@ -62,6 +62,17 @@ def test_each_deadline_applies_at_its_own_time() -> None:
     assert room.game.deadline == T0 + 2 * TURN + BREAK
 
 
+def test_a_move_sent_once_its_turn_has_run_out_is_refused_and_changes_nothing() -> None:
+    room, roller = new_game(["12345", "12345"], modes=["manual", "manual"])
+    before = room.to_dict()
+    with pytest.raises(StaleTurn):
+        bid(room, roller, 0, 1, 2, now=T0 + TURN)
+    assert room.to_dict() == before
+    # The deadline is advance's to apply, stamped at the deadline itself.
+    events = game.advance(room, T0 + TURN + 5000, roller)
+    assert events[0]["type"] == "turn_timed_out" and events[0]["at"] == T0 + TURN
+
+
 def test_a_late_advance_equals_punctual_ones() -> None:
     hands = ["12345", "23456", "34561"] + ["1234"] * 10
     punctual, r1 = new_game(hands[:3], modes=["manual"] * 3)
