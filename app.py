@@ -57,9 +57,10 @@ def _source_ip(request: Any) -> str:
 
 
 def _service() -> Any:
+    from chalicelib import wiring
     from chalicelib.service import Service
 
-    return Service()
+    return Service(wiring.get_deps())
 
 
 def _json(status: int, payload: Any, exc: BaseException | None = None) -> Response:
@@ -455,7 +456,7 @@ def room_action(call: Call, room_id: str) -> Any:
 )
 def room_tick(call: Call, room_id: str) -> Any:
     """The server applies every deadline that has passed."""
-    return _service().tick(room_id, call.caller)
+    return _service().get_room(room_id, call.caller)
 
 
 @api(

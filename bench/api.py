@@ -148,7 +148,7 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
         game = v["game"]
         if game["phase"] != "bidding":
             clock.advance(3001 if game["phase"] == "final_reveal" else 120_000)
-            service.tick(rid, None)
+            service.get_room(rid, None)
             continue
         seat = next(p for p in v["players"] if p["id"] == game["turn"]["player_id"])
         caller = by_user[seat["user_id"]]

@@ -1,6 +1,6 @@
 """The WebSocket contract as an AsyncAPI 3.0 document, generated from the pydantic models.
 
-The same models that parse client messages (``chalicelib.realtime``) and describe pushes and
+The same models that parse client messages (``chalicelib.wire``) and describe pushes and
 their events (``chalicelib.schemas``) produce this document, so it cannot drift from the code.
 The document describes the server: it *receives* client messages and *sends* pushes. Served
 at ``GET /asyncapi.json`` and committed as ``docs/asyncapi.json`` (a test keeps them equal).
@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from chalicelib import schemas
-from chalicelib.realtime import PingMessage, SubscribeMessage, TickMessage, UnsubscribeMessage
+from chalicelib.wire import PingMessage, SubscribeMessage, TickMessage, UnsubscribeMessage
 
 CLIENT_MESSAGES: tuple[type[BaseModel], ...] = (
     SubscribeMessage,

@@ -2,8 +2,8 @@
 
 Every error answer has the shape ``{"error": {"code", "message", "field"?}}`` (API.md); a lost
 race on a room also carries ``"room"``: the caller's view of the room as it is now. Engine
-errors (``DomainError``) carry their own code and status; store, auth and validation errors
-are mapped here, and so is ``Unavailable`` (the adapters' word for an infrastructure fault:
+errors (``DomainError``) carry their own code and no HTTP status: each kind's status is
+decided here (``DOMAIN_STATUS``); store, auth and validation errors are mapped here too, and so is ``Unavailable`` (the adapters' word for an infrastructure fault:
 throttling, a service error, a timeout), which answers 503 ``unavailable`` with
 ``Retry-After`` (``retry_after``). Anything unexpected becomes a 400 ``bad_request`` only where the input is to
 blame; the route wrapper in ``app.py`` guarantees no 5xx reaches a client for its input.
@@ -15,7 +15,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from chalicelib.engine.errors import DomainError
+from chalicelib.engine.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    IllegalBid,
+    InvalidAction,
+    InvalidOrder,
+    InvalidSetting,
+    NoBidToChallenge,
+    NotAPlayer,
+    NotFound,
+    NotHost,
+    NotYourTurn,
+    StaleTurn,
+    Unrated,
+    WrongPhase,
+)
 from chalicelib.ports import (
     RoomExists,
     RoomLimitReached,
@@ -26,6 +42,7 @@ from chalicelib.ports import (
     UserExists,
     UsernameTaken,
 )
+from chalicelib.wire import error_body
 
 JsonDict = dict[str, Any]
 
@@ -85,6 +102,34 @@ _STORE_STATUS: dict[type[StoreError], tuple[int, str]] = {
 }
 
 
+DOMAIN_STATUS: dict[type[DomainError], int] = {
+    InvalidSetting: 400,
+    InvalidAction: 400,
+    IllegalBid: 400,
+    InvalidOrder: 400,
+    NotYourTurn: 403,
+    NotAPlayer: 403,
+    NotHost: 403,
+    Forbidden: 403,
+    NotFound: 404,
+    StaleTurn: 409,
+    WrongPhase: 409,
+    NoBidToChallenge: 409,
+    Conflict: 409,
+    Unrated: 409,
+}
+"""The HTTP status of each kind of engine error. A raise may refine the code
+(``WrongPhase(..., code="not_accepted")``); the status follows the kind."""
+
+
+def domain_status(err: DomainError) -> int:
+    """The HTTP status of an engine error: its kind's (or its nearest base's), else 400."""
+    for kind in type(err).__mro__:
+        if kind in DOMAIN_STATUS:
+            return DOMAIN_STATUS[kind]
+    return 400
+
+
 UNAVAILABLE_MESSAGE = "the service is busy or briefly unavailable; nothing was changed, try again"
 
 
@@ -96,12 +141,8 @@ def retry_after(exc: BaseException) -> int | None:
     return None
 
 
-def body(code: str, message: str, field: str | None = None) -> JsonDict:
-    """The API's error body."""
-    err: JsonDict = {"code": code, "message": message}
-    if field is not None:
-        err["field"] = field
-    return {"error": err}
+body = error_body
+"""The API's error body (``wire.error_body``)."""
 
 
 def _validation(err: ValidationError) -> tuple[int, JsonDict]:
@@ -123,7 +164,7 @@ def to_response(exc: BaseException) -> tuple[int, JsonDict] | None:
             out["room"] = exc.room
         return exc.status, out
     if isinstance(exc, DomainError):
-        return exc.status, body(exc.code, exc.message, exc.field)
+        return domain_status(exc), body(exc.code, exc.message, exc.field)
     if isinstance(exc, ValidationError):
         return _validation(exc)
     if isinstance(exc, Unavailable):

@@ -1,47 +1,46 @@
-"""Live updates and room timers: WebSocket connections, fan-out after commit, the timer handler.
+"""WebSocket and timer handlers: connections, client messages and room wake-ups.
+
+These handlers sit above the service: they parse what arrives, call the service's one room
+change (``Service.change_room``) and answer; the service never imports them. The pushes and
+wake-ups that follow every committed change are the service's effects
+(``chalicelib.effects``); the messages' shapes are in ``chalicelib.wire``.
 
 The WebSocket side (API.md, "WebSocket"): a connection opens with a single-use ticket from
 ``POST /realtime/tickets`` (signed in) or with none (signed-out spectator); it then sends
 ``subscribe``, ``unsubscribe``, ``tick`` and ``ping``. Anything else gets an ``error`` message;
 nothing a client sends makes a handler fail.
 
-After every committed room change, ``after_commit`` pushes each subscribed connection its own
-viewer's room view plus the redacted events (ARCHITECTURE.md decision 6), then schedules the
-room's next deadline with the Timers port and cancels the previous version's schedule. A gone
-connection is forgotten and the fan-out goes on; a failing push never fails the change.
-
 The timer side (decision 4): EventBridge Scheduler invokes ``on_timer`` with the room id and the
 version it was scheduled for. The handler loads the room, applies every passed deadline with the
-server's clock and saves conditionally (``Service.advance_room``), so a stale, duplicate or early
+server's clock and saves conditionally (``Service.change_room``), so a stale, duplicate or early
 delivery changes nothing.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from chalicelib import jsonbody
-from chalicelib.engine import game as game_flow
-from chalicelib.engine.model import Room
-from chalicelib.engine.views import events_for
+from chalicelib import effects, jsonbody, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
-from chalicelib.service import Deps, Service, current_deps, view
+from chalicelib.service import Deps, Service
+from chalicelib.wire import (
+    CLIENT_ACTIONS,
+    CLIENT_MESSAGE,
+    ClientMessage,
+    PingMessage,
+    SubscribeMessage,
+    UnsubscribeMessage,
+)
 
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
-Event = dict[str, Any]
 
-MAX_PUSH_BYTES = 32 * 1024
-"""API Gateway WebSocket frames are 32 KB: every pushed message stays strictly below."""
 MAX_CLIENT_MESSAGE_CHARS = 4096
 """Client messages are tiny; longer ones are refused unread."""
 MAX_SUBSCRIPTIONS = 20
@@ -52,151 +51,9 @@ REFUSED = {"statusCode": 401}
 ACCEPTED = {"statusCode": 200}
 
 
-# --- sizes and messages -------------------------------------------------------------------------
-
-
-def encoded_size(message: Mapping[str, Any]) -> int:
-    """Bytes of ``message`` as the notifier sends it (compact UTF-8 JSON)."""
-    return len(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode())
-
-
-def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
-    """``{"type": "room", "room", "events"}``, shrunk to fit a frame.
-
-    Too large with its events: the events are dropped (clients resync from the view). Still
-    too large: a small ``{"type": "room_changed", "room_id", "version"}`` asks the client to
-    fetch the room over REST.
-    """
-    message: JsonDict = {"type": "room", "room": room_view, "events": shown_events}
-    if encoded_size(message) < MAX_PUSH_BYTES:
-        return message
-    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
-    if encoded_size(message) < MAX_PUSH_BYTES:
-        return message
-    return {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
-
-
-def error_message(code: str, message: str, **extra: Any) -> JsonDict:
-    """``{"type": "error", "error": {"code", "message"}}`` plus context (``action``, ``room_id``)."""
-    return {"type": "error", "error": {"code": code, "message": message}, **extra}
-
-
-# --- fan-out ----------------------------------------------------------------------------------
-
-
-def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) -> int:
-    """Send each subscriber of ``room_id`` the message built for its user; prune gone ones."""
-    delivered = 0
-    built: dict[str | None, JsonDict] = {}
-    watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
-    for connection_id, user_id in watchers:
-        try:
-            if user_id not in built:
-                built[user_id] = build(user_id)
-            if deps.notifier.send(connection_id, built[user_id]):
-                delivered += 1
-                continue
-        except Exception:
-            log.exception("push to %s for room %s failed", connection_id, room_id)
-            continue
-        # The connection is gone (410): forget it and go on with the others.
-        try:
-            deps.store.delete_connection(connection_id)
-        except Exception:
-            log.exception("forgetting gone connection %s failed", connection_id)
-    return delivered
-
-
-def publish(room: Room, version: int, events: list[Event], *, deps: Deps | None = None) -> int:
-    """Push every subscriber its own viewer's room view and the events; the number delivered."""
-    d = deps or current_deps()
-    shown = events_for(room, events)
-    now = d.clock.now_ms()
-    return _fan_out(
-        d, room.id, lambda user_id: room_message(view(room, version, user_id, now), shown)
-    )
-
-
-def publish_chat(room_id: str, message: JsonDict, *, deps: Deps | None = None) -> int:
-    """Push a chat message to every subscriber of the room; the number delivered."""
-    d = deps or current_deps()
-    payload = {"type": "chat", "room_id": room_id, "message": message}
-    return _fan_out(d, room_id, lambda _user: payload)
-
-
-def schedule_next(room: Room, version: int, *, deps: Deps | None = None) -> int | None:
-    """Wake the room at its next deadline (tagged ``version``); drop the previous version's wake-up.
-
-    The new schedule is made before the old one is deleted, so a failure in between leaves a
-    wake-up too many (which changes nothing when it fires), never one too few.
-    """
-    d = deps or current_deps()
-    deadline = game_flow.next_deadline(room)
-    if deadline is not None:
-        d.timers.schedule(room.id, version, deadline)
-        _armed.remember(d, room.id, version)
-    if version > 1:
-        _armed.forget(d, room.id, version - 1)
-        try:
-            d.timers.cancel(room.id, version - 1)
-        except Exception:
-            log.exception("cancelling the schedule of room %s v%s failed", room.id, version - 1)
-    return deadline
-
-
-class _Armed:
-    """The wake-ups this process armed (or repaired), by timers, room and version; bounded."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._size = size
-        self._keys: OrderedDict[tuple[int, str, int], None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def remember(self, deps: Deps, room_id: str, version: int) -> None:
-        with self._lock:
-            self._keys[(id(deps.timers), room_id, version)] = None
-            while len(self._keys) > self._size:
-                self._keys.popitem(last=False)
-
-    def forget(self, deps: Deps, room_id: str, version: int) -> None:
-        with self._lock:
-            self._keys.pop((id(deps.timers), room_id, version), None)
-
-    def known(self, deps: Deps, room_id: str, version: int) -> bool:
-        with self._lock:
-            return (id(deps.timers), room_id, version) in self._keys
-
-
-_armed = _Armed()
-
-
-def ensure_wake_up(room: Room, version: int, *, deps: Deps | None = None) -> None:
-    """Repair a lost wake-up: arm the room's wake-up at ``version`` if it has a deadline.
-
-    Called on every touch of a room that writes nothing. If the CreateSchedule after the
-    write that set the deadline failed, the wake-up is missing; scheduling is idempotent by
-    the deterministic name (room id and version), so asking again is safe. A wake-up this
-    process armed or repaired already is not asked for again, so a warm Lambda calls the
-    scheduler at most once per room version. Raises what the timers raise (callers log it).
-    """
-    d = deps or current_deps()
-    deadline = game_flow.next_deadline(room)
-    if deadline is None or _armed.known(d, room.id, version):
-        return
-    d.timers.schedule(room.id, version, deadline)
-    _armed.remember(d, room.id, version)
-
-
-def after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
-    """The effects of a committed room change: pushes, then the next wake-up. Never raises."""
-    try:
-        publish(room, version, events, deps=deps)
-    except Exception:
-        log.exception("push for room %s failed", room.id)
-    try:
-        schedule_next(room, version, deps=deps)
-    except Exception:
-        log.exception("scheduling room %s failed", room.id)
+def current_deps() -> Deps:
+    """The dependencies in force (``chalicelib.wiring``): the handlers pass them down."""
+    return wiring.get_deps()
 
 
 # --- WebSocket: connect and disconnect ------------------------------------------------------------
@@ -227,46 +84,6 @@ def disconnect(connection_id: str, *, deps: Deps | None = None) -> None:
 
 # --- WebSocket: messages ----------------------------------------------------------------------
 
-RoomId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[\x21-\x7e]+$")]
-
-
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class SubscribeMessage(_Message):
-    """Watch a room: its current view now, then every change."""
-
-    action: Literal["subscribe"]
-    room_id: RoomId
-
-
-class UnsubscribeMessage(_Message):
-    """Stop watching a room."""
-
-    action: Literal["unsubscribe"]
-    room_id: RoomId
-
-
-class TickMessage(_Message):
-    """The client's countdown ended: apply every deadline that has passed."""
-
-    action: Literal["tick"]
-    room_id: RoomId
-
-
-class PingMessage(_Message):
-    """Keep-alive; answered with ``pong``."""
-
-    action: Literal["ping"]
-
-
-ClientMessage = Annotated[
-    SubscribeMessage | UnsubscribeMessage | TickMessage | PingMessage,
-    Field(discriminator="action"),
-]
-_CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-
 
 def parse_message(raw: str | None) -> ClientMessage:
     """Validate a client message; raise ApiError(400) with a stable code."""
@@ -289,7 +106,7 @@ def parse_message(raw: str | None) -> ClientMessage:
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_message", "send a JSON object with an action")
     action = data.get("action")
-    if action not in ("subscribe", "unsubscribe", "tick", "ping"):
+    if action not in CLIENT_ACTIONS:
         raise ApiError(
             400,
             "unknown_action",
@@ -297,7 +114,7 @@ def parse_message(raw: str | None) -> ClientMessage:
             field="action",
         )
     try:
-        return _CLIENT_MESSAGE.validate_python(data)
+        return CLIENT_MESSAGE.validate_python(data)
     except ValidationError as err:
         first = err.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in first.get("loc", ()) if p != action) or None
@@ -308,8 +125,8 @@ def parse_message(raw: str | None) -> ClientMessage:
 
 def _room_view_now(deps: Deps, room_id: str, user_id: str | None) -> JsonDict:
     """The room with passed deadlines applied (and saved, with pushes), as ``user_id`` sees it."""
-    room, version = Service(deps).advance_room(room_id)
-    return room_message(view(room, version, user_id, deps.clock.now_ms()), [])
+    done = Service(deps).change_room(room_id)
+    return wire.room_message(wire.view(done.room, done.version, user_id, deps.clock.now_ms()), [])
 
 
 def answer_message(
@@ -322,7 +139,7 @@ def answer_message(
         msg = parse_message(raw)
         context["action"] = msg.action
         if isinstance(msg, PingMessage):
-            return [{"type": "pong"}]
+            return [wire.pong()]
         context["room_id"] = msg.room_id
         conn = d.store.get_connection(connection_id)
         if conn is None:
@@ -358,7 +175,7 @@ def answer_message(
         wait = retry_after(exc)
         if wait is not None:
             context["retry_after"] = wait
-        return [error_message(err["code"], err["message"], **context)]
+        return [wire.error_message(err["code"], err["message"], **context)]
 
 
 def handle_message(connection_id: str, raw: str | None, *, deps: Deps | None = None) -> None:
@@ -390,22 +207,16 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         # Nobody waits on a wake-up: an infrastructure fault is retried here, and one that
         # persists fails the invocation, so Lambda's asynchronous retries (then the timer's
         # dead-letter destination) take over.
-        room, now_version = with_backoff(
-            lambda: Service(d).advance_room(room_id), what=f"timer of room {room_id}"
+        done = with_backoff(
+            lambda: Service(d).change_room(room_id), what=f"timer of room {room_id}"
         )
     except ApiError as err:
         if err.status == 404:
             log.info("timer for room %s v%s: the room is gone", room_id, version)
             return {"room_id": room_id, "scheduled_version": version, "gone": True}
         raise
-    deadline = game_flow.next_deadline(room)
-    if deadline is not None and now_version == version:
+    if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick. A committed change scheduled its own wake-up already.
-        # The schedule that fired deletes itself after this run: drop it first, so the name is
-        # free for the new one (a repeat of an existing name would be a harmless no-op).
-        _armed.forget(d, room.id, now_version)
-        d.timers.cancel(room.id, now_version)
-        d.timers.schedule(room.id, now_version, deadline)
-        _armed.remember(d, room.id, now_version)
-    return {"room_id": room_id, "scheduled_version": version, "version": now_version}
+        effects.rearm(done.room, done.version, deps=d)
+    return {"room_id": room_id, "scheduled_version": version, "version": done.version}

@@ -1,11 +1,16 @@
-"""Use cases of the REST API: load → advance → engine → conditional save → effects.
+"""Use cases of the REST API around one core: ``Service.change_room``.
 
-Every room change reads the room item once, runs ``advance(room, now)`` so every passed deadline
-is applied first, runs one engine transition, and writes the item back under the version it
-read (``RoomStore.save_room``). A lost race on a client's action is a 409 carrying the caller's
-view of the room as it is now; server-driven changes (tick, viewing, timers) retry on the
-version they find. Effects (pushes, timers, rating application, invitation bookkeeping) run
-only after the write succeeded, through ``_after_commit``.
+Every room change is ``change_room``: it reads the room item once, runs ``advance(room, now)``
+so every passed deadline is applied first, makes the reads and rate-limit counts the change
+needs (``gather``), runs the change (one engine transition, pure given the room, the clock,
+the dice and what ``gather`` found), and writes the item back under the version it read
+(``RoomStore.save_room``). A lost race on a client's action is a 409 carrying the caller's view
+of the room as it is now; server-driven changes (viewing, tick, timers, preferences) retry on
+the version they find, and write nothing when nothing changed. The write returns a
+``Committed`` value (room, version, events, its planned effects); only then do the effects run
+(``chalicelib.effects``: pushes, wake-ups, releases, invitation bookkeeping). The service never
+calls a notifier or a timer itself, and never imports the WebSocket or timer handlers
+(``chalicelib.realtime`` sits above it) nor the wiring (handlers pass the dependencies in).
 
 Ratings: when a transition finishes a rated game, the rating changes are computed from the
 ratings stored now, written into the room's results and applied to the users' ratings in the
@@ -25,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from chalicelib import auth, observability
+from chalicelib import auth, effects, observability, wire
 from chalicelib import text as text_rules
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
@@ -38,23 +43,19 @@ from chalicelib.engine.model import Room, Status
 from chalicelib.engine.views import iso, room_view
 from chalicelib.errors import ApiError, conflict, forbidden, not_found, rate_limited, unauthorized
 from chalicelib.ports import (
-    Clock,
     NewRoom,
-    Notifier,
     RatedOutcome,
     RatingsWrite,
     RoomLimitReached,
     RoundsWrite,
     Store,
-    Timers,
+    StoredRoom,
     TooManyRatingChanges,
     UnknownUser,
     UserRecord,
     VersionConflict,
 )
-from chalicelib.retry import with_backoff
 from chalicelib.settings import Settings, get_settings
-from chalicelib.wire import chat_message
 
 log = logging.getLogger(__name__)
 
@@ -79,30 +80,11 @@ LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
 # --- dependencies ----------------------------------------------------------------------------
 
 
-class Deps(Protocol):
-    """What the service needs (``chalicelib.wiring.Deps`` fits)."""
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def notifier(self) -> Notifier: ...
-
-    @property
-    def timers(self) -> Timers: ...
-
-    @property
-    def clock(self) -> Clock: ...
+class Deps(effects.Deps, Protocol):
+    """What the service needs: the effects' ports and the dice (``chalicelib.wiring.Deps`` fits)."""
 
     @property
     def roller(self) -> Roller: ...
-
-
-def current_deps() -> Deps:
-    """The dependencies in force (``chalicelib.wiring``)."""
-    from chalicelib import wiring
-
-    return wiring.get_deps()
 
 
 # --- callers ---------------------------------------------------------------------------------
@@ -158,12 +140,6 @@ def source_key(ip: str) -> str:
     return str(addr)
 
 
-def user_out(user: UserRecord | Caller) -> JsonDict:
-    """``{"id", "name", "guest"}``."""
-    uid = user.user_id if isinstance(user, Caller) else user.id
-    return {"id": uid, "name": user.name, "guest": user.guest}
-
-
 # --- the service -----------------------------------------------------------------------------
 
 
@@ -185,24 +161,27 @@ def summary(room: Room) -> JsonDict:
     }
 
 
-def view(room: Room, version: int, user_id: str | None, now: int | None = None) -> JsonDict:
-    """The caller's view of the room (``engine.views.room_view``) with the stored version.
+RoomChange = Callable[[Room], list[Event]]
+"""A change of a room as read (deadlines applied): mutates it, returns its events. Pure: it
+reads nothing and writes nothing (what it needs is read before, by ``gather``)."""
 
-    ``server_time`` (epoch ms, the server's clock when the view was made) lets a client count
-    deadlines down on the server's clock rather than its own.
-    """
-    out = room_view(room, user_id=user_id)
-    out["version"] = version
-    if now is not None:
-        out["server_time"] = now
-    return out
+
+@dataclass(frozen=True)
+class Committed:
+    """What a room change committed: the room as written, its version, the change's events and
+    the effects planned for it (already run when ``change_room`` returns it)."""
+
+    room: Room
+    version: int
+    events: list[Event] = field(default_factory=list)
+    effects: tuple[effects.Effect, ...] = ()
 
 
 class Service:
-    """The REST use cases over one set of dependencies."""
+    """The use cases over one set of dependencies (the handlers pass them in)."""
 
-    def __init__(self, deps: Deps | None = None, config: Settings | None = None) -> None:
-        self.deps = deps or current_deps()
+    def __init__(self, deps: Deps, config: Settings | None = None) -> None:
+        self.deps = deps
         self.cfg = config or get_settings()
 
     @property
@@ -215,8 +194,12 @@ class Service:
         return self.deps.clock.now_ms()
 
     def _view(self, room: Room, version: int, user_id: str | None) -> JsonDict:
-        """``view`` stamped with the server's clock."""
-        return view(room, version, user_id, self.now())
+        """``wire.view`` stamped with the server's clock."""
+        return wire.view(room, version, user_id, self.now())
+
+    def _answer(self, done: Committed, user_id: str | None) -> JsonDict:
+        """The caller's view of what a change committed."""
+        return self._view(done.room, done.version, user_id)
 
     # --- accounts ---------------------------------------------------------------------
 
@@ -225,7 +208,7 @@ class Service:
         if user.guest:
             # A guest cannot sign in again: its token lives exactly as long as its record.
             ttl = min(self.cfg.token_ttl_seconds, self.cfg.guest_ttl_seconds)
-        return {"token": auth.issue_token(user, ttl_seconds=ttl), "user": user_out(user)}
+        return wire.session(auth.issue_token(user, ttl_seconds=ttl), user)
 
     def _per_source(self, kind: str, source: str, limit: int, window: int) -> None:
         """Count one ``kind`` from this address; 429 past ``limit`` per ``window`` seconds."""
@@ -297,8 +280,9 @@ class Service:
         if not auth.verify_password(user.password_hash, password):
             raise unauthorized("wrong username or password", "bad_credentials")
         # Giving the attempts back is bookkeeping: a fault there must not refuse the owner.
-        self._quietly(self.store.refund, pair, window, now)
-        self._quietly(self.store.refund, per_source, window, now)
+        effects.run(
+            self.deps, [effects.Refund(pair, window, now), effects.Refund(per_source, window, now)]
+        )
         if auth.needs_rehash(user.password_hash):
             self.store.set_password_hash(user.id, auth.hash_password(password))
         return self._session(user)
@@ -323,21 +307,14 @@ class Service:
     def me(self, caller: Caller) -> JsonDict:
         """Profile, rating, preferences and invitations."""
         user = self._user(caller)
-        rating = None
-        if not user.guest:
-            rating = {"liars-lies": self.store.get_ratings([user.id])[user.id]}
-        return {
-            "user": user_out(user),
-            "rating": rating,
-            "preferences": {"continue_mode": user.continue_mode},
-            "invitations": self._live_invitations(user.id),
-        }
+        rating = None if user.guest else self.store.get_ratings([user.id])[user.id]
+        return wire.me(user, rating, self._live_invitations(user.id))
 
     def _live_invitations(self, user_id: str) -> list[JsonDict]:
         """The user's invitations to rooms still waiting; stale ones are removed on the way.
 
-        Invitations are removed when their room leaves waiting (``_save``); this read repairs
-        any that bookkeeping missed. At most ``invitations_per_user`` rooms are read.
+        Invitations are removed when their room leaves waiting (``effects.plan``); this read
+        repairs any that bookkeeping missed. At most ``invitations_per_user`` rooms are read.
         """
         live = []
         for inv in self.store.list_invitations(user_id):
@@ -345,7 +322,7 @@ class Service:
             if stored is not None and stored.state.get("status") == Status.WAITING.value:
                 live.append(inv)
             else:
-                self._quietly(self.store.remove_invitation, user_id, str(inv["room_id"]))
+                effects.run(self.deps, [effects.RemoveInvitation(user_id, str(inv["room_id"]))])
         return live
 
     def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
@@ -366,10 +343,10 @@ class Service:
                 )
 
             try:
-                self._server_change(rid, change)
+                self.change_room(rid, change)
             except ApiError:
                 continue
-        return {"preferences": {"continue_mode": mode}}
+        return {"preferences": wire.preferences(mode)}
 
     def leaderboard(self, limit: str | None) -> JsonDict:
         """The top registered players by rating with at least five rated games."""
@@ -384,13 +361,7 @@ class Service:
                 )
             n = int(limit)
         rows = [r for r in self.store.leaderboard(n) if r["games"] >= LEADERBOARD_MIN_GAMES]
-        return {
-            "min_games": LEADERBOARD_MIN_GAMES,
-            "players": [
-                {"rank": i, "name": r["name"], "rating": r["rating"], "games": r["games"]}
-                for i, r in enumerate(rows, start=1)
-            ],
-        }
+        return wire.leaderboard(LEADERBOARD_MIN_GAMES, rows)
 
     def profile(self, username: str) -> JsonDict:
         """A registered player's public profile: rating, games, wins, best finish, recent games.
@@ -401,22 +372,15 @@ class Service:
         if user is None or user.guest or user.username is None:
             raise not_found("no registered user has that username", "unknown_user")
         stats = self.store.get_player_stats(user.id)
-        return {
-            "username": user.username,
-            "name": user.name,
-            "rating": stats.rating,
-            "rated_games": stats.games,
-            "wins": stats.finishes.get(1, 0),
-            "best_finish": min(stats.finishes) if stats.finishes else None,
-            "listed": stats.games >= LEADERBOARD_MIN_GAMES,
-            "recent": self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES),
-        }
+        recent = self.store.list_rated_games(user.id, PROFILE_RECENT_GAMES)
+        listed = stats.games >= LEADERBOARD_MIN_GAMES
+        return wire.profile(user.username, user.name, stats, listed, recent)
 
     def ticket(self, caller: Caller) -> JsonDict:
         """A single-use WebSocket ticket."""
         t = auth.new_ticket(self.now())
         self.store.put_ticket(t.ticket, caller.user_id, t.expires_ms)
-        return {"ticket": t.ticket, "expires_at": iso(t.expires_ms)}
+        return wire.ticket(t.ticket, t.expires_ms)
 
     # --- room plumbing ----------------------------------------------------------------
 
@@ -463,17 +427,18 @@ class Service:
             outcomes[p.user_id or ""] = RatedOutcome(p.rank, finished_at, row, listed)
         return {uid: c["delta"] for uid, c in changes.items()}, outcomes
 
-    def _save(
+    def _commit(
         self,
         room: Room,
         version: int,
         before: Status,
         events: list[Event],
-        invited: list[str] | None = None,
-    ) -> int:
-        """Conditional write; then the effects. Raises VersionConflict on a lost race.
+        invited: list[str],
+    ) -> Committed:
+        """The conditional write of a changed room, and its planned effects (not yet run).
 
-        ``invited``: the room's invitations as read; when the room leaves waiting they go.
+        Raises VersionConflict on a lost race. ``before`` and ``invited``: the room's status
+        and invitations as read (a room leaving waiting drops its invitations).
         """
         finished = self._finish_ratings(room)
         expires = None
@@ -497,18 +462,8 @@ class Service:
             )
         new_version = self._write(room, version, expires, ratings, rounds)
         room.completed.clear()
-        if before in (Status.WAITING, Status.PLAYING) and room.status in (
-            Status.FINISHED,
-            Status.CLOSED,
-        ):
-            host = room.host
-            if host is not None and host.user_id:
-                self._quietly(self.store.release_room, host.user_id, room.id)
-        if before == Status.WAITING and room.status != Status.WAITING:
-            for uid in sorted({*(invited or []), *room.invited}):
-                self._quietly(self.store.remove_invitation, uid, room.id)
-        _after_commit(self.deps, room, new_version, events)
-        return new_version
+        planned = effects.plan(room, new_version, events, before=before, invited=invited)
+        return Committed(room, new_version, events, tuple(planned))
 
     def _write(
         self,
@@ -536,25 +491,6 @@ class Service:
         return self.store.save_room(
             room.id, room.to_dict(), summary(room), version, expires_at_s=expires, rounds=rounds
         )
-
-    @staticmethod
-    def _quietly(fn: Callable[..., Any], *args: Any) -> None:
-        try:
-            with_backoff(lambda: fn(*args), what="after-commit bookkeeping")
-        except Exception:
-            log.exception("after-commit bookkeeping failed")
-
-    def _repair_wake_up(self, room: Room, version: int) -> None:
-        """Make sure a room read without a write has its wake-up (``realtime.ensure_wake_up``).
-
-        A failure here is logged, never the caller's: the next touch tries again.
-        """
-        from chalicelib import realtime
-
-        try:
-            realtime.ensure_wake_up(room, version, deps=self.deps)
-        except Exception:
-            log.exception("repairing the wake-up of room %s v%s failed", room.id, version)
 
     def _within_cap(self, owner_id: str, create: Callable[[], T]) -> T:
         """Run a room creation; at the open-room cap, reconcile the count once and retry.
@@ -584,62 +520,74 @@ class Service:
             released = True
         return released
 
-    def _client_change(
-        self, room_id: str, caller: Caller | None, change: Callable[[Room], list[Event]]
-    ) -> tuple[Room, int]:
-        """A client's change: one read, advance, the change, one conditional write (409 on a race)."""
-        room, version = self._load(room_id)
-        before = room.status
-        invited = list(room.invited)
-        now = self.now()
-        advanced = game_flow.advance(room, now, self.deps.roller)
-        try:
-            events = change(room)
-        except DomainError:
-            if advanced:
-                # The deadlines that passed are the server's to apply, whatever the client did.
-                with contextlib.suppress(VersionConflict):
-                    self._save(room, version, before, advanced, invited)
-            else:
-                self._repair_wake_up(room, version)
-            raise
-        try:
-            new_version = self._save(room, version, before, advanced + events, invited)
-        except VersionConflict as lost:
-            observability.conflict()
-            uid = caller.user_id if caller else None
-            current = lost.current
-            shown = (
-                self._view(Room.from_dict(current.state), current.version, uid) if current else None
-            )
-            raise conflict(
-                "the room changed while your request was in flight; nothing was applied", shown
-            ) from None
-        return room, new_version
+    def _lost_race(self, current: StoredRoom | None, user_id: str | None) -> ApiError:
+        """409 for a client whose write lost a race, carrying their view of the room now."""
+        observability.conflict()
+        shown = None
+        if current is not None:
+            shown = self._view(Room.from_dict(current.state), current.version, user_id)
+        return conflict(
+            "the room changed while your request was in flight; nothing was applied", shown
+        )
 
-    def _server_change(
-        self, room_id: str, change: Callable[[Room], list[Event]] | None = None
-    ) -> tuple[Room, int]:
-        """A server-driven change (advance, then ``change``): retried on a version conflict."""
+    def change_room(
+        self,
+        room_id: str,
+        change: RoomChange | None = None,
+        *,
+        caller: Caller | None = None,
+        gather: Callable[[Room], None] | None = None,
+    ) -> Committed:
+        """The one room change: read, advance, ``gather``, ``change``, conditional write, effects.
+
+        ``gather`` makes the reads and rate-limit counts the change needs, on the room as read
+        with its deadlines applied, before the change runs; ``change`` itself does no I/O.
+
+        With a ``caller``, it is that client's change: one read and one write (even if nothing
+        changed), and a lost race is a 409 with the caller's view of the room now. Without
+        one, it is server-driven (viewing, tick, timers, preferences): nothing is written when
+        nothing changed (the room's wake-up is repaired instead), and a lost race is retried
+        on the version found, ``SERVER_RETRIES`` times.
+
+        A change the rules refuse (``DomainError``) still saves the deadlines that passed,
+        since they are the server's to apply, whatever the client did. Effects run only after
+        the write succeeded (``effects.run``), and never undo it.
+        """
         stored = self.store.get_room(room_id)
-        for _ in range(SERVER_RETRIES):
+        for _ in range(1 if caller is not None else SERVER_RETRIES):
             if stored is None:
                 raise not_found("no such room", "unknown_room")
             room, version = Room.from_dict(stored.state), stored.version
             before = room.status
             invited = list(room.invited)
-            events = game_flow.advance(room, self.now(), self.deps.roller)
-            if change is not None:
-                events += change(room)
-            if not events and room.to_dict() == stored.state:
-                self._repair_wake_up(room, version)
-                return room, version
+            advanced = game_flow.advance(room, self.now(), self.deps.roller)
             try:
-                return room, self._save(room, version, before, events, invited)
+                if gather is not None:
+                    gather(room)
+                events = advanced + (change(room) if change is not None else [])
+            except DomainError:
+                if advanced:
+                    with contextlib.suppress(VersionConflict):
+                        self._with_effects(self._commit(room, version, before, advanced, invited))
+                else:
+                    effects.run(self.deps, [effects.RepairWakeUp(room, version)])
+                raise
+            if caller is None and not events and room.to_dict() == stored.state:
+                effects.run(self.deps, [effects.RepairWakeUp(room, version)])
+                return Committed(room, version)
+            try:
+                return self._with_effects(self._commit(room, version, before, events, invited))
             except VersionConflict as lost:
+                if caller is not None:
+                    raise self._lost_race(lost.current, caller.user_id) from None
                 observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
         raise conflict("the room is busy; try again")
+
+    def _with_effects(self, done: Committed) -> Committed:
+        """Run a committed change's effects; the committed value."""
+        effects.run(self.deps, done.effects)
+        return done
 
     # --- rooms ------------------------------------------------------------------------
 
@@ -653,23 +601,7 @@ class Service:
                 f"status must be one of: {', '.join(LOBBY_STATUSES)}",
                 field="status",
             )
-        rooms = []
-        for s in self.store.list_rooms(wanted):
-            settings = dict(s.get("settings") or {})
-            settings.pop("passcode", None)
-            rooms.append(
-                {
-                    "id": s["id"],
-                    "status": s.get("status", wanted),
-                    "host_name": s.get("host_name", ""),
-                    "players": s.get("players", 0),
-                    "humans": s.get("humans", 0),
-                    "bots": s.get("bots", 0),
-                    "settings": settings,
-                    "created_by_guest": bool(s.get("created_by_guest", False)),
-                }
-            )
-        return {"rooms": rooms}
+        return {"rooms": [wire.lobby_entry(s, wanted) for s in self.store.list_rooms(wanted)]}
 
     def _ref(self, caller: Caller) -> lobby.UserRef:
         user = self._user(caller)
@@ -689,36 +621,32 @@ class Service:
                 max_open=self.cfg.max_rooms_per_user,
             ),
         )
-        _after_commit(self.deps, room, version, [{"type": "room_created", "at": self.now()}])
+        created = [{"type": "room_created", "at": self.now()}]
+        effects.run(self.deps, effects.plan(room, version, created))
         return self._view(room, version, user.id)
 
     def get_room(self, room_id: str, caller: Caller | None) -> JsonDict:
-        """The caller's view (passed deadlines are applied first)."""
-        room, version = self._server_change(room_id)
-        return self._view(room, version, caller.user_id if caller else None)
+        """The caller's view now: every passed deadline is applied (and saved) first.
 
-    def tick(self, room_id: str, caller: Caller | None) -> JsonDict:
-        """Apply every deadline that has passed; the caller's view."""
-        return self.get_room(room_id, caller)
-
-    def advance_room(self, room_id: str) -> tuple[Room, int]:
-        """Apply every passed deadline and save (retried; no write when nothing is due)."""
-        return self._server_change(room_id)
+        ``GET /rooms/{id}`` and ``POST /rooms/{id}/tick`` are this one use case; the timer
+        handler and the WebSocket's subscribe and tick call ``change_room`` the same way.
+        """
+        return self._answer(self.change_room(room_id), caller.user_id if caller else None)
 
     def update_settings(self, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
         """The host edits settings while waiting."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.update_settings, r, user, changes)
+        done = self.change_room(
+            room_id, lambda r: _run(lobby.update_settings, r, user, changes), caller=caller
         )
-        return self._view(room, version, caller.user_id)
+        return self._answer(done, caller.user_id)
 
     def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
         """Join (open), request (approval) or join with the passcode (attempts limited)."""
         user = self._ref(caller)
         refund: list[str] = []
 
-        def change(room: Room) -> list[Event]:
+        def count_passcode_attempt(room: Room) -> None:
             refund.clear()
             needs_code = (
                 room.settings.joining == "passcode"
@@ -730,17 +658,20 @@ class Service:
             )
             if needs_code:
                 refund.extend(self._count_passcode_attempt(room, user.id))
+
+        def change(room: Room) -> list[Event]:
             outcome = lobby.join(room, user, passcode, max_players=self.cfg.max_players_per_room)
             kind = "join_requested" if outcome == "pending" else "player_joined"
             return [{"type": kind, "user_id": user.id, "at": self.now()}]
 
-        room, version = self._client_change(room_id, caller, change)
-        for key in refund:
-            # The right passcode gives its attempt back: the room's budget counts wrong ones.
-            self._quietly(self.store.refund, key, self.cfg.passcode_room_window_seconds, self.now())
-        if room.player_of_user(user.id) is not None:
-            self._quietly(self.store.remove_invitation, user.id, room_id)
-        return self._view(room, version, user.id)
+        done = self.change_room(room_id, change, caller=caller, gather=count_passcode_attempt)
+        # The right passcode gives its attempt back: the room's budget counts wrong ones.
+        window = self.cfg.passcode_room_window_seconds
+        then: list[effects.Effect] = [effects.Refund(key, window, self.now()) for key in refund]
+        if done.room.player_of_user(user.id) is not None:
+            then.append(effects.RemoveInvitation(user.id, room_id))
+        effects.run(self.deps, then)
+        return self._answer(done, user.id)
 
     def _count_passcode_attempt(self, room: Room, user_id: str) -> list[str]:
         """Count a passcode attempt per user and per room overall (429 past either limit).
@@ -773,17 +704,17 @@ class Service:
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(room_id, caller, lambda r: _run(lobby.leave, r, user))
-        self._quietly(self.store.release_room, user.id, room_id)
-        return self._view(room, version, user.id)
+        done = self.change_room(room_id, lambda r: _run(lobby.leave, r, user), caller=caller)
+        effects.run(self.deps, [effects.ReleaseRoom(user.id, room_id)])
+        return self._answer(done, user.id)
 
     def set_ready(self, caller: Caller, room_id: str, ready: bool) -> JsonDict:
         """A member toggles ready."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.set_ready, r, user, ready)
+        done = self.change_room(
+            room_id, lambda r: _run(lobby.set_ready, r, user, ready), caller=caller
         )
-        return self._view(room, version, user.id)
+        return self._answer(done, user.id)
 
     def approve(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host seats a pending requester."""
@@ -797,16 +728,16 @@ class Service:
                 seat.continue_mode = requester.continue_mode
             return [{"type": "player_joined", "user_id": user_id, "at": self.now()}]
 
-        room, version = self._client_change(room_id, caller, change)
-        return self._view(room, version, caller.user_id)
+        done = self.change_room(room_id, change, caller=caller)
+        return self._answer(done, caller.user_id)
 
     def deny(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host turns a request down."""
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.deny, r, host, user_id)
+        done = self.change_room(
+            room_id, lambda r: _run(lobby.deny, r, host, user_id), caller=caller
         )
-        return self._view(room, version, caller.user_id)
+        return self._answer(done, caller.user_id)
 
     def invite(self, caller: Caller, room_id: str, username: str) -> JsonDict:
         """The host invites a registered user by username (404 for an unknown one)."""
@@ -841,58 +772,61 @@ class Service:
             lobby.invite(r, host, invitee_id)
             return []
 
-        room, version = self._client_change(room_id, caller, change)
-        host_seat = room.host
-        # After the room's write; a fault here is retried, and a 503 that remains is safe to
-        # repeat (inviting again is idempotent), which writes the invitation.
-        with_backoff(
-            lambda: self.store.add_invitation(
-                invitee_id, room_id, host_seat.name if host_seat else caller.name, now_ms=self.now()
-            ),
-            what="invitation",
-        )
-        return self._view(room, version, caller.user_id)
+        done = self.change_room(room_id, change, caller=caller)
+        host_seat = done.room.host
+        host_name = host_seat.name if host_seat else caller.name
+        # Required, after the room's write: a fault that remains is a 503, safe to repeat.
+        effects.run(self.deps, [effects.AddInvitation(invitee_id, room_id, host_name, self.now())])
+        return self._answer(done, caller.user_id)
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
         """The host adds a bot."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
+        done = self.change_room(
             room_id,
-            caller,
             lambda r: _run(
                 functools.partial(lobby.add_bot, max_players=self.cfg.max_players_per_room),
                 r,
                 user,
                 level,
             ),
+            caller=caller,
         )
-        return self._view(room, version, user.id)
+        return self._answer(done, user.id)
 
     def remove_bot(self, caller: Caller, room_id: str, player_id: str) -> JsonDict:
         """The host removes a bot."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        room, version = self._client_change(
-            room_id, caller, lambda r: _run(lobby.remove_bot, r, user, player_id)
+        done = self.change_room(
+            room_id, lambda r: _run(lobby.remove_bot, r, user, player_id), caller=caller
         )
-        return self._view(room, version, user.id)
+        return self._answer(done, user.id)
 
     def start(self, caller: Caller, room_id: str) -> JsonDict:
         """The host starts play."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
 
-        def change(room: Room) -> list[Event]:
+        modes: dict[str, str] = {}
+
+        def read_continue_modes(room: Room) -> None:
             # Each human plays with their remembered continue mode as it is when play begins
             # (one user read per human, once per game), whatever it was when they joined.
+            modes.clear()
             host = room.host
             if host is not None and host.user_id == caller.user_id:
                 for p in room.players:
                     record = self.store.get_user(p.user_id) if p.user_id else None
                     if record is not None:
-                        p.continue_mode = record.continue_mode
+                        modes[record.id] = record.continue_mode
+
+        def change(room: Room) -> list[Event]:
+            for p in room.players:
+                if p.user_id in modes:
+                    p.continue_mode = modes[p.user_id]
             return lobby.start(room, user, self.deps.roller, self.now(), self.cfg.bot_think_ms)
 
-        room, version = self._client_change(room_id, caller, change)
-        return self._view(room, version, user.id)
+        done = self.change_room(room_id, change, caller=caller, gather=read_continue_modes)
+        return self._answer(done, user.id)
 
     def act(self, caller: Caller, room_id: str, action: Command | JsonDict) -> JsonDict:
         """A player's bid, Liar!, agree or resign (``turn`` guards bid and Liar!)."""
@@ -903,8 +837,8 @@ class Service:
                 raise NotAPlayer("you have no seat in this game")
             return game_flow.act(room, seat.id, action, self.deps.roller, self.now())
 
-        room, version = self._client_change(room_id, caller, change)
-        return self._view(room, version, caller.user_id)
+        done = self.change_room(room_id, change, caller=caller)
+        return self._answer(done, caller.user_id)
 
     def recreate(self, caller: Caller, room_id: str) -> JsonDict:
         """A participant opens a new waiting room with the same settings; the old one points to it.
@@ -915,7 +849,8 @@ class Service:
         """
         user = self._ref(caller)
         # Passed deadlines are applied (and saved, with any ratings) first, as on any touch.
-        room, version = self._server_change(room_id)
+        current = self.change_room(room_id)
+        room, version = current.room, current.version
         new = lobby.recreate(room, user, secrets.token_hex(8), self.now())
         old_summary = summary(room)
         claim = NewRoom(new.id, new.to_dict(), summary(new), user.id)
@@ -932,23 +867,11 @@ class Service:
                 ),
             )
         except VersionConflict as lost:
-            observability.conflict()
-            current = lost.current
-            shown = (
-                self._view(Room.from_dict(current.state), current.version, user.id)
-                if current
-                else None
-            )
-            raise conflict(
-                "the room changed while your request was in flight; nothing was applied", shown
-            ) from None
-        _after_commit(
-            self.deps,
-            room,
-            old_version,
-            [{"type": "room_recreated", "room_id": new.id, "at": self.now()}],
+            raise self._lost_race(lost.current, user.id) from None
+        recreated = [{"type": "room_recreated", "room_id": new.id, "at": self.now()}]
+        effects.run(
+            self.deps, effects.plan(room, old_version, recreated) + effects.plan(new, 1, [])
         )
-        _after_commit(self.deps, new, 1, [])
         return self._view(new, 1, user.id)
 
     def history(self, room_id: str) -> JsonDict:
@@ -965,7 +888,7 @@ class Service:
 
     def elo_preview(self, caller: Caller, room_id: str, order: list[str]) -> JsonDict:
         """The rating changes a complete finishing order would produce (participants only)."""
-        room, _ = self._server_change(room_id)
+        room = self.change_room(room_id).room
         if room.player_of_user(caller.user_id) is None:
             raise forbidden("only participants may preview ratings", "not_a_member")
         if room.game is None:
@@ -981,7 +904,9 @@ class Service:
         if after is not None and (len(after) > 64 or not after.isprintable()):
             raise ApiError(400, "invalid_input", "after must be a message id", field="after")
         self._load(room_id)
-        return {"messages": [chat_message(m) for m in self.store.list_chat(room_id, after, 50)]}
+        return {
+            "messages": [wire.chat_message(m) for m in self.store.list_chat(room_id, after, 50)]
+        }
 
     def post_chat(self, caller: Caller, room_id: str, body: str) -> JsonDict:
         """A registered user posts (length and rate limited); pushed to everyone watching."""
@@ -1005,8 +930,8 @@ class Service:
         ):
             raise rate_limited("you are sending messages too fast")
         stored = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
-        message = chat_message(stored)
-        publish_chat(self.deps, room_id, message)
+        message = wire.chat_message(stored)
+        effects.run(self.deps, [effects.PublishChat(room_id, message)])
         return message
 
 
@@ -1014,31 +939,3 @@ def _run(fn: Callable[..., Any], *args: Any) -> list[Event]:
     """Run an engine call that returns nothing, as a change with no events."""
     fn(*args)
     return []
-
-
-# --- effects after commit ----------------------------------------------------------------------
-
-
-def _after_commit(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
-    """After a successful write: push each watcher its own view, and wake the room at its deadline."""
-    from chalicelib import realtime
-
-    observability.room_committed(room, version, events)
-    realtime.after_commit(deps, room, version, events)
-
-
-def publish(deps: Deps, room: Room, version: int, events: list[Event]) -> None:
-    """Fan out ``{"type": "room", "room": <viewer's view>, "events"}`` to every subscriber."""
-    from chalicelib import realtime
-
-    realtime.publish(room, version, events, deps=deps)
-
-
-def publish_chat(deps: Deps, room_id: str, message: JsonDict) -> None:
-    """Push a chat message to everyone watching the room."""
-    from chalicelib import realtime
-
-    try:
-        realtime.publish_chat(room_id, message, deps=deps)
-    except Exception:
-        log.exception("chat push for room %s failed", room_id)

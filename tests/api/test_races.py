@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from chalicelib.engine.errors import DomainError
-from chalicelib.errors import ApiError
+from chalicelib.errors import ApiError, domain_status
 from chalicelib.service import Caller, Service
 from tests.api.conftest import Env
 
@@ -34,7 +34,7 @@ def _race(
         except ApiError as e:
             result = f"{e.status}:{e.code}"
         except DomainError as e:
-            result = f"{e.status}:{e.code}"
+            result = f"{domain_status(e)}:{e.code}"
         with lock:
             outcomes[result] += 1
 
@@ -61,7 +61,7 @@ def test_conflicting_actions_for_one_turn_apply_exactly_once(api_env: Env) -> No
         for u in (ua, ub)
         if p["user_id"] == u["id"]
     }
-    service = Service()
+    service = Service(env.deps)
     applied = 0
     conflicts: Counter[str] = Counter()
     for step in range(6):
@@ -103,7 +103,7 @@ def test_a_lost_write_answers_409_with_the_current_view(api_env: Env) -> None:
     tb, _ = env.register("lossb")
     rid = env.ok("POST", "/rooms", {}, ta, 201)["id"]
     env.ok("POST", f"/rooms/{rid}/join", {}, tb)
-    service = Service()
+    service = Service(env.deps)
     real_save = env.store.save_room
 
     def save_after_someone_else(*args: Any, **kwargs: Any) -> int:

@@ -14,6 +14,7 @@ from chalicelib.engine.room import create_room, join, set_ready, start
 from chalicelib.engine.systems.poker.hands import ALL_HANDS, FACE_NAMES
 from chalicelib.engine.systems.poker.rules import NOT_ACCEPTED
 from chalicelib.engine.views import room_view
+from chalicelib.errors import domain_status
 from tests.engine.helpers import T0, pid, user
 
 TURN_MS = 30_000
@@ -59,7 +60,7 @@ def answer(room: Any, roller: Any, seat: int, action: dict[str, Any]) -> tuple[A
     try:
         act(room, roller, seat, **action)
     except DomainError as err:
-        return type(err).__name__, err.status, err.code, err.message, err.field
+        return type(err).__name__, domain_status(err), err.code, err.message, err.field
     return ("accepted",)
 
 

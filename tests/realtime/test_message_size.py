@@ -7,11 +7,12 @@ from typing import Any
 from chalicelib import wiring
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.adapters.sqlite import SqliteStore
+from chalicelib.effects import publish
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import room as lobby
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Phase, Room, Status
-from chalicelib.realtime import MAX_PUSH_BYTES, encoded_size, publish, room_message
+from chalicelib.wire import MAX_PUSH_BYTES, encoded_size, room_message
 
 T0 = 1_700_000_000_000
 

@@ -1,0 +1,371 @@
+"""The effects of a committed change, as data: ``plan`` says what they are, ``run`` does them.
+
+A room change first commits (the conditional write succeeds), then its effects run: pushes to
+every watcher, the room's next wake-up, and the bookkeeping kept beside the rooms (a host's
+open-room count, invitations, rate-limit refunds). The service never calls a notifier or a
+timer itself: it plans effects (``plan`` for a room write; a use case may add its own) and
+hands the list to ``run``, the one executor (ARCHITECTURE.md decision 6):
+
+- Effects run in the order planned, and only after the commit they follow.
+- A failed effect never undoes the commit and never fails the request: it is logged (the
+  bookkeeping is retried first, and repaired on later touches). ``AddInvitation`` alone is
+  required: it is retried, and a fault that remains surfaces as a 503 (repeating an
+  invitation is idempotent), so it is planned last.
+- The wake-up is created before the previous version's is deleted (``schedule_next``), so a
+  failure in between leaves a wake-up too many, never one too few; a room read without a write
+  gets its wake-up repaired (``RepairWakeUp``, ``ensure_wake_up``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from chalicelib import observability, wire
+from chalicelib.engine import game as game_flow
+from chalicelib.engine.model import Room, Status
+from chalicelib.engine.views import events_for
+from chalicelib.ports import Clock, Notifier, Store, Timers
+from chalicelib.retry import with_backoff
+
+log = logging.getLogger(__name__)
+
+JsonDict = dict[str, Any]
+Event = dict[str, Any]
+
+OPEN = (Status.WAITING, Status.PLAYING)
+OVER = (Status.FINISHED, Status.CLOSED)
+
+
+class Deps(Protocol):
+    """What the effects need (``chalicelib.wiring.Deps`` fits)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def notifier(self) -> Notifier: ...
+
+    @property
+    def timers(self) -> Timers: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+
+# --- the effects ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseRoom:
+    """The room no longer counts among the user's open rooms."""
+
+    user_id: str
+    room_id: str
+
+
+@dataclass(frozen=True)
+class RemoveInvitation:
+    """The user's invitation to the room goes (the room left waiting, or they joined)."""
+
+    user_id: str
+    room_id: str
+
+
+@dataclass(frozen=True)
+class Refund:
+    """Give back one attempt counted under a rate-limit key (a right password or passcode)."""
+
+    key: str
+    window_seconds: int
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class Observe:
+    """Count what the committed events say happened (metrics) and bind the version to logs."""
+
+    room: Room
+    version: int
+    events: Sequence[Event]
+
+
+@dataclass(frozen=True)
+class Publish:
+    """Push every watcher of the room its own viewer's view and the change's events."""
+
+    room: Room
+    version: int
+    events: Sequence[Event]
+
+
+@dataclass(frozen=True)
+class WakeUp:
+    """Wake the room at its next deadline (tagged ``version``); drop the previous version's."""
+
+    room: Room
+    version: int
+
+
+@dataclass(frozen=True)
+class RepairWakeUp:
+    """A room was read without a write: arm its wake-up at ``version`` if it went missing."""
+
+    room: Room
+    version: int
+
+
+@dataclass(frozen=True)
+class PublishChat:
+    """Push a chat message to everyone watching the room."""
+
+    room_id: str
+    message: JsonDict
+
+
+@dataclass(frozen=True)
+class AddInvitation:
+    """Write the invitee's invitation (required: a fault that remains is the caller's 503)."""
+
+    user_id: str
+    room_id: str
+    host_name: str
+    now_ms: int
+
+
+Effect = (
+    ReleaseRoom
+    | RemoveInvitation
+    | Refund
+    | Observe
+    | Publish
+    | WakeUp
+    | RepairWakeUp
+    | PublishChat
+    | AddInvitation
+)
+
+
+# --- the planner ---------------------------------------------------------------------------------
+
+
+def plan(
+    room: Room,
+    version: int,
+    events: Sequence[Event],
+    *,
+    before: Status | None = None,
+    invited: Iterable[str] = (),
+) -> list[Effect]:
+    """The effects of writing ``room`` at ``version`` with ``events``.
+
+    ``before`` is the room's status as read (None for a room just created): a room that stops
+    being open no longer counts among its host's open rooms, and a room that leaves waiting
+    drops its invitations (``invited`` as read, and any the change made).
+    """
+    planned: list[Effect] = []
+    if before in OPEN and room.status in OVER:
+        host = room.host
+        if host is not None and host.user_id:
+            planned.append(ReleaseRoom(host.user_id, room.id))
+    if before == Status.WAITING and room.status != Status.WAITING:
+        for uid in sorted({*invited, *room.invited}):
+            planned.append(RemoveInvitation(uid, room.id))
+    planned += [Observe(room, version, events), Publish(room, version, events)]
+    planned.append(WakeUp(room, version))
+    return planned
+
+
+# --- the executor --------------------------------------------------------------------------------
+
+
+def run(deps: Deps, effects: Iterable[Effect]) -> None:
+    """Run ``effects`` in order. Only ``AddInvitation`` may raise; every other failure is logged."""
+    for effect in effects:
+        if isinstance(effect, AddInvitation):
+            _invite(deps, effect)
+        elif isinstance(effect, ReleaseRoom):
+            _quietly(deps.store.release_room, effect.user_id, effect.room_id)
+        elif isinstance(effect, RemoveInvitation):
+            _quietly(deps.store.remove_invitation, effect.user_id, effect.room_id)
+        elif isinstance(effect, Refund):
+            _quietly(deps.store.refund, effect.key, effect.window_seconds, effect.now_ms)
+        else:
+            _run_push_or_timer(deps, effect)
+
+
+def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
+    if isinstance(effect, Observe):
+        try:
+            observability.room_committed(effect.room, effect.version, list(effect.events))
+        except Exception:
+            log.exception("recording the change of room %s failed", effect.room.id)
+    elif isinstance(effect, Publish):
+        try:
+            publish(effect.room, effect.version, list(effect.events), deps=deps)
+        except Exception:
+            log.exception("push for room %s failed", effect.room.id)
+    elif isinstance(effect, WakeUp):
+        try:
+            schedule_next(effect.room, effect.version, deps=deps)
+        except Exception:
+            log.exception("scheduling room %s failed", effect.room.id)
+    elif isinstance(effect, RepairWakeUp):
+        # A failure here is logged, never the caller's: the next touch tries again.
+        try:
+            ensure_wake_up(effect.room, effect.version, deps=deps)
+        except Exception:
+            log.exception(
+                "repairing the wake-up of room %s v%s failed", effect.room.id, effect.version
+            )
+    elif isinstance(effect, PublishChat):
+        try:
+            publish_chat(effect.room_id, effect.message, deps=deps)
+        except Exception:
+            log.exception("chat push for room %s failed", effect.room_id)
+
+
+def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+    """Bookkeeping after a commit: retried on a passing fault, then logged, never raised."""
+    try:
+        with_backoff(lambda: fn(*args), what="after-commit bookkeeping")
+    except Exception:
+        log.exception("after-commit bookkeeping failed")
+
+
+def _invite(deps: Deps, effect: AddInvitation) -> None:
+    # After the room's write; a fault here is retried, and a 503 that remains is safe to
+    # repeat (inviting again is idempotent), which writes the invitation.
+    with_backoff(
+        lambda: deps.store.add_invitation(
+            effect.user_id, effect.room_id, effect.host_name, now_ms=effect.now_ms
+        ),
+        what="invitation",
+    )
+
+
+# --- pushes --------------------------------------------------------------------------------------
+
+
+def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) -> int:
+    """Send each subscriber of ``room_id`` the message built for its user; prune gone ones."""
+    delivered = 0
+    built: dict[str | None, JsonDict] = {}
+    watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
+    for connection_id, user_id in watchers:
+        try:
+            if user_id not in built:
+                built[user_id] = build(user_id)
+            if deps.notifier.send(connection_id, built[user_id]):
+                delivered += 1
+                continue
+        except Exception:
+            log.exception("push to %s for room %s failed", connection_id, room_id)
+            continue
+        # The connection is gone (410): forget it and go on with the others.
+        try:
+            deps.store.delete_connection(connection_id)
+        except Exception:
+            log.exception("forgetting gone connection %s failed", connection_id)
+    return delivered
+
+
+def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int:
+    """Push every subscriber its own viewer's room view and the events; the number delivered."""
+    shown = events_for(room, events)
+    now = deps.clock.now_ms()
+    return _fan_out(
+        deps,
+        room.id,
+        lambda user_id: wire.room_message(wire.view(room, version, user_id, now), shown),
+    )
+
+
+def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:
+    """Push a chat message to every subscriber of the room; the number delivered."""
+    payload = wire.chat_push(room_id, message)
+    return _fan_out(deps, room_id, lambda _user: payload)
+
+
+# --- wake-ups ------------------------------------------------------------------------------------
+
+
+def schedule_next(room: Room, version: int, *, deps: Deps) -> int | None:
+    """Wake the room at its next deadline (tagged ``version``); drop the previous version's wake-up.
+
+    The new schedule is made before the old one is deleted, so a failure in between leaves a
+    wake-up too many (which changes nothing when it fires), never one too few.
+    """
+    deadline = game_flow.next_deadline(room)
+    if deadline is not None:
+        deps.timers.schedule(room.id, version, deadline)
+        ARMED.remember(deps, room.id, version)
+    if version > 1:
+        ARMED.forget(deps, room.id, version - 1)
+        try:
+            deps.timers.cancel(room.id, version - 1)
+        except Exception:
+            log.exception("cancelling the schedule of room %s v%s failed", room.id, version - 1)
+    return deadline
+
+
+class Armed:
+    """The wake-ups this process armed (or repaired), by timers, room and version; bounded."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._keys: OrderedDict[tuple[int, str, int], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys[(id(deps.timers), room_id, version)] = None
+            while len(self._keys) > self._size:
+                self._keys.popitem(last=False)
+
+    def forget(self, deps: Deps, room_id: str, version: int) -> None:
+        with self._lock:
+            self._keys.pop((id(deps.timers), room_id, version), None)
+
+    def known(self, deps: Deps, room_id: str, version: int) -> bool:
+        with self._lock:
+            return (id(deps.timers), room_id, version) in self._keys
+
+
+ARMED = Armed()
+
+
+def ensure_wake_up(room: Room, version: int, *, deps: Deps) -> None:
+    """Repair a lost wake-up: arm the room's wake-up at ``version`` if it has a deadline.
+
+    Called on every touch of a room that writes nothing. If the CreateSchedule after the
+    write that set the deadline failed, the wake-up is missing; scheduling is idempotent by
+    the deterministic name (room id and version), so asking again is safe. A wake-up this
+    process armed or repaired already is not asked for again, so a warm Lambda calls the
+    scheduler at most once per room version. Raises what the timers raise (``run`` logs it).
+    """
+    deadline = game_flow.next_deadline(room)
+    if deadline is None or ARMED.known(deps, room.id, version):
+        return
+    deps.timers.schedule(room.id, version, deadline)
+    ARMED.remember(deps, room.id, version)
+
+
+def rearm(room: Room, version: int, *, deps: Deps) -> None:
+    """Arm the wake-up at ``version`` again after an early delivery (the timer handler's repair).
+
+    The schedule that fired deletes itself after this run: it is dropped first, so the name is
+    free for the new one (a repeat of an existing name would be a harmless no-op). Raises what
+    the timers raise (the timer handler lets Lambda retry).
+    """
+    deadline = game_flow.next_deadline(room)
+    if deadline is None:
+        return
+    ARMED.forget(deps, room.id, version)
+    deps.timers.cancel(room.id, version)
+    deps.timers.schedule(room.id, version, deadline)
+    ARMED.remember(deps, room.id, version)
