@@ -1,21 +1,11 @@
-"""Perudo's own turn action: the calza, its wire schema and its command (bids and Dudo use
-the shared ``bid`` and ``liar``)."""
+"""Perudo's own turn action on the wire: the calza (bids and Dudo use the shared bodies)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 from ...actions import ActionRequest, Turn
-from ...commands import Command
-
-
-@dataclass(frozen=True, slots=True)
-class CallCalza(Command):
-    """Claim the current bid is exactly right."""
-
-    TYPE: ClassVar[str] = "calza"
-    turn: int
+from .commands import CallCalza
 
 
 class CalzaAction(ActionRequest):
