@@ -802,7 +802,7 @@ def serve_options(requested: list[str], data_dir: str) -> list[str]:
     writes into the user's own data.
     """
     helptext = subprocess.run(
-        [sys.executable, "-m", "chalicelib.local.cli", "serve", "--help"],
+        [sys.executable, "-m", "liars_local.cli", "serve", "--help"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -830,7 +830,7 @@ def start_server(options: list[str], env: dict[str, str]) -> tuple[subprocess.Po
         [
             sys.executable,
             "-m",
-            "chalicelib.local.cli",
+            "liars_local.cli",
             "serve",
             "--host",
             "127.0.0.1",

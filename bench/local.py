@@ -5,7 +5,10 @@ temporary data folder, then ``--storage moto``) and prints one table, side by si
 actions/s, p50/p99 action latency (HTTP round trip of ``POST /rooms/{id}/actions``), p50/p99
 push delay (from when an action was sent to when a second client, subscribed to the room
 over ``/ws``, receives the push for the version it made; also from when its answer came back,
-negative when the push beats the answer) and the server's CPU time per action (Linux).
+negative when the push beats the answer), the server's own p50/p99 time per action (from its
+request log: arrival at the app to answer, so without HTTP parsing and the client's side) and
+the server's CPU time per action (Linux). ``--compare DIR`` adds the same rows for another
+source tree (e.g. ``git archive <commit> | tar -x -C DIR``), run alternately with this one.
 With ``--rounds N`` the storages alternate N times and each figure is the median.
 The server's bots move at once (``BOT_THINK_MIN_MS=0``, ``BOT_THINK_MAX_MS=0``), so the
 figures are the server's, not the bots' pacing; ``--paced`` keeps the configured think time.
@@ -14,16 +17,20 @@ Only loopback traffic; every loop is bounded.
     .venv/bin/python bench/local.py --games 20
     .venv/bin/python bench/local.py --games 20 --storage sqlite --rounds 3
     .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
+    .venv/bin/python bench/local.py --games 20 --storage sqlite --compare /tmp/local-before
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import json
+import multiprocessing
 import os
 import re
+import ssl
 import statistics
 import subprocess
 import sys
@@ -108,10 +115,15 @@ async def watch(
 
 
 async def play_one(
-    base_url: str, ws_url: str, figures: Figures, starting_dice: int, max_actions: int
+    base_url: str,
+    ws_url: str,
+    figures: Figures,
+    starting_dice: int,
+    max_actions: int,
+    tls: ssl.SSLContext | None = None,
 ) -> None:
     """One guest creates a room with two bots and plays until the game ends (bounded)."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30, verify=tls or True) as http:
         token = (await http.post("/auth/guest", json={"name": "Bench"})).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         created = await http.post(
@@ -177,17 +189,89 @@ async def run(base_url: str, games: int, starting_dice: int, max_actions: int) -
     """Play ``games`` games at once and collect the figures."""
     figures = Figures()
     ws_url = re.sub(r"^http", "ws", base_url) + "/ws"
+    # One TLS context for every game's client: each new httpx client would load the CA
+    # bundle (~40 ms of the one event loop), which 20 games starting together all wait for.
+    # (One shared client instead is far worse: httpcore's pool serializes its requests.)
+    tls = ssl.create_default_context()
     await asyncio.gather(
-        *(play_one(base_url, ws_url, figures, starting_dice, max_actions) for _ in range(games))
+        *(
+            play_one(base_url, ws_url, figures, starting_dice, max_actions, tls)
+            for _ in range(games)
+        )
     )
     return figures
 
 
+def _play_here(
+    base_url: str, games: int, starting_dice: int, max_actions: int, start_at: float
+) -> tuple[Figures, float]:
+    """Wait for the wall-clock ``start_at``, play ``games`` here; the figures and the CPU used."""
+    time.sleep(max(0.0, start_at - time.time()))
+    cpu = time.process_time()
+    figures = asyncio.run(run(base_url, games, starting_dice, max_actions))
+    return figures, time.process_time() - cpu
+
+
+def play(
+    base_url: str, games: int, starting_dice: int, max_actions: int, processes: int = 1
+) -> tuple[Figures, float, float]:
+    """Play the games in ``processes`` client processes (all starting together).
+
+    Returns the merged figures, the wall time and the clients' CPU seconds. One process runs
+    every game on one event loop, so a burst of answers waits for the client's own turn; with
+    several, each real player's side (one browser each) is closer to what it is.
+    """
+    if processes <= 1:
+        started = time.perf_counter()
+        figures, cpu = _play_here(base_url, games, starting_dice, max_actions, 0.0)
+        return figures, time.perf_counter() - started, cpu
+    shares = [games // processes + (1 if i < games % processes else 0) for i in range(processes)]
+    shares = [n for n in shares if n]
+    merged, cpu = Figures(), 0.0
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with concurrent.futures.ProcessPoolExecutor(len(shares), mp_context=context) as pool:
+        start_at = time.time() + 1.0  # every process has started by then
+        jobs = [
+            pool.submit(_play_here, base_url, n, starting_dice, max_actions, start_at)
+            for n in shares
+        ]
+        for job in jobs:
+            figures, used = job.result()
+            cpu += used
+            merged.action_latency_ms += figures.action_latency_ms
+            merged.push_delay_ms += figures.push_delay_ms
+            merged.push_after_request_ms += figures.push_after_request_ms
+            merged.actions += figures.actions
+            merged.polls += figures.polls
+            merged.games_finished += figures.games_finished
+        elapsed = time.time() - start_at
+    return merged, elapsed, cpu
+
+
+def server_module(tree: Path) -> str:
+    """The local server's CLI module in the source tree ``tree`` (it moved out of chalicelib)."""
+    return (
+        "liars_local.cli" if (tree / "liars_local" / "cli.py").is_file() else "chalicelib.local.cli"
+    )
+
+
 def start_server(
-    storage: str, data_dir: str | None, paced: bool = False
+    storage: str,
+    data_dir: str | None,
+    paced: bool = False,
+    tree: Path = REPO,
+    server_ms: list[float] | None = None,
 ) -> tuple[subprocess.Popen[str], str]:
-    """Start ``liars-dice serve --port 0`` on ``storage`` in a child process; it and its URL."""
-    command = [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"]
+    """Start ``liars-dice serve --port 0`` on ``storage`` from ``tree`` in a child process.
+
+    The child runs with ``tree`` as its working directory, so ``python -m`` imports that
+    tree's code (an older checkout too) before the installed one, with the Python of
+    ``tree/.venv`` when that exists (its own dependencies). Returns it and its URL; the
+    server's own time for each ``POST .../actions`` (its request log) goes to ``server_ms``.
+    """
+    own = tree / ".venv" / "bin" / "python"  # a compared tree runs with its own packages
+    python = str(own) if tree != REPO and own.is_file() else sys.executable
+    command = [python, "-m", server_module(tree), "serve", "--port", "0"]
     command += ["--storage", storage] + (["--data", data_dir] if data_dir else [])
     # every game's guest signs in from this one loopback address
     env = {**os.environ, "GUEST_PER_SOURCE": "100000"}
@@ -195,7 +279,7 @@ def start_server(
         env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     proc = subprocess.Popen(
         command,
-        cwd=REPO,
+        cwd=tree,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -207,7 +291,7 @@ def start_server(
     if not match:
         proc.kill()
         raise SystemExit(f"the server did not start: {line!r}")
-    threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
+    threading.Thread(target=drain, args=(proc.stdout, server_ms), daemon=True).start()
     return proc, match.group(1)
 
 
@@ -231,6 +315,8 @@ class Row:
     seconds: float
     p50: float
     p99: float
+    server_p50: float
+    server_p99: float
     push_p50: float
     push_p99: float
     answer_push_p50: float
@@ -244,18 +330,22 @@ class Row:
         return self.actions / self.seconds if self.seconds else float("nan")
 
 
-def measure(storage: str, args: argparse.Namespace) -> Row:
-    """Start a server on ``storage``, play the games, stop it; the figures."""
+def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: str = "") -> Row:
+    """Start a server on ``storage`` from ``tree``, play the games, stop it; the figures."""
+    server_ms: list[float] = []
     with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
         proc, base_url = start_server(
-            storage, data if storage == "sqlite" else None, paced=args.paced
+            storage,
+            data if storage == "sqlite" else None,
+            paced=args.paced,
+            tree=tree,
+            server_ms=server_ms,
         )
         try:
             cpu_before = cpu_seconds(proc.pid)
-            started, client_started = time.perf_counter(), time.process_time()
-            figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
-            elapsed = time.perf_counter() - started
-            client_cpu = time.process_time() - client_started
+            figures, elapsed, client_cpu = play(
+                base_url, args.games, args.starting_dice, args.max_actions, args.clients
+            )
             cpu = cpu_seconds(proc.pid) - cpu_before
         finally:
             proc.send_signal(2)
@@ -263,13 +353,15 @@ def measure(storage: str, args: argparse.Namespace) -> Row:
     lat, push = figures.action_latency_ms, figures.push_delay_ms
     sent = figures.push_after_request_ms
     return Row(
-        storage=storage,
+        storage=storage + label,
         games=args.games,
         finished=figures.games_finished,
         actions=figures.actions,
         seconds=elapsed,
         p50=percentile(lat, 50),
         p99=percentile(lat, 99),
+        server_p50=percentile(server_ms, 50),
+        server_p99=percentile(server_ms, 99),
         push_p50=percentile(sent, 50),
         push_p99=percentile(sent, 99),
         answer_push_p50=percentile(push, 50),
@@ -292,6 +384,8 @@ def median_row(rows: list[Row]) -> Row:
         seconds=med(r.seconds for r in rows),
         p50=med(r.p50 for r in rows),
         p99=med(r.p99 for r in rows),
+        server_p50=med(r.server_p50 for r in rows),
+        server_p99=med(r.server_p99 for r in rows),
         push_p50=med(r.push_p50 for r in rows),
         push_p99=med(r.push_p99 for r in rows),
         answer_push_p50=med(r.answer_push_p50 for r in rows),
@@ -301,26 +395,36 @@ def median_row(rows: list[Row]) -> Row:
     )
 
 
-def print_table(rows: list[Row], rounds: int) -> None:
+def print_table(rows: list[Row], rounds: int, clients: int = 1) -> None:
     """The figures of every storage side by side, then moto's ratio to SQLite."""
     print(
-        f"{rows[0].games} concurrent games per run"
+        f"{rows[0].games} concurrent games per run, {clients} client process(es)"
         + (f", median of {rounds} alternating rounds" if rounds > 1 else "")
     )
     head = (
-        "storage  finished  actions  actions/s  p50 ms  p99 ms  push p50 ms  push p99 ms"
+        "storage         finished  actions  actions/s  p50 ms  p99 ms  server p50  server p99"
+        "  push p50 ms  push p99 ms"
         "  push-after-answer p50 ms  server CPU ms/action  bench client CPU ms/action"
         "  GET polls/action"
     )
     print(head)
     for r in rows:
         print(
-            f"{r.storage:<8} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
-            f" {r.p50:>7.1f} {r.p99:>7.1f} {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
+            f"{r.storage:<15} {r.finished:>4}/{r.games:<4} {r.actions:>7} {r.rate:>10.1f}"
+            f" {r.p50:>7.1f} {r.p99:>7.1f} {r.server_p50:>11.1f} {r.server_p99:>11.1f}"
+            f" {r.push_p50:>12.1f} {r.push_p99:>12.1f}"
             f" {r.answer_push_p50:>25.1f} {r.cpu_ms_per_action:>21.1f}"
             f" {r.client_cpu_ms_per_action:>28.1f} {r.polls_per_action:>17.1f}"
         )
     by = {r.storage: r for r in rows}
+    for r in rows:
+        old = by.get(r.storage + "@before")
+        if old is not None:
+            print(
+                f"{r.storage} now / before: p50 x{r.p50 / old.p50:.2f}, p99 x{r.p99 / old.p99:.2f},"
+                f" actions/s x{r.rate / old.rate:.2f},"
+                f" CPU/action x{r.cpu_ms_per_action / old.cpu_ms_per_action:.2f}"
+            )
     if "sqlite" in by and "moto" in by:
         fast, slow = by["sqlite"], by["moto"]
         print(
@@ -330,10 +434,20 @@ def print_table(rows: list[Row], rounds: int) -> None:
         )
 
 
-def drain(stream: IO[str]) -> None:
-    """Read the child's request log so it never blocks on a full pipe."""
-    for _ in stream:
-        pass
+#: A request-log line of an action: ``POST /rooms/<id>/actions 200 3.1ms``.
+ACTION_LOG = re.compile(r"^POST /rooms/[^/ ]+/actions \d+ ([0-9.]+)ms")
+
+
+def drain(stream: IO[str], server_ms: list[float] | None = None) -> None:
+    """Read the child's request log (so it never blocks on a full pipe), noting action times.
+
+    The server logs each request's time from its arrival at the app to its answer
+    (waiting for a worker thread included; HTTP parsing and the client's side not).
+    """
+    for line in stream:
+        found = ACTION_LOG.match(line) if server_ms is not None else None
+        if found and server_ms is not None:
+            server_ms.append(float(found.group(1)))
 
 
 def main() -> None:
@@ -350,13 +464,28 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds (default 1)")
     parser.add_argument("--paced", action="store_true", help="keep the bots' configured think time")
     parser.add_argument("--url", help="use a running server instead of starting one")
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=1,
+        help="client processes the games are spread over (default 1: every game on one"
+        " event loop, whose own turn then adds to each latency)",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        type=Path,
+        help="also run each storage from this source tree (e.g. an older commit's"
+        " `git archive` unpacked, with its own .venv if it has one), side by side;"
+        " its rows are labelled @before",
+    )
     args = parser.parse_args()
 
     if args.url:
         base_url = args.url.rstrip("/")
-        started = time.perf_counter()
-        figures = asyncio.run(run(base_url, args.games, args.starting_dice, args.max_actions))
-        elapsed = time.perf_counter() - started
+        figures, elapsed, _ = play(
+            base_url, args.games, args.starting_dice, args.max_actions, args.clients
+        )
         lat, sent = figures.action_latency_ms, figures.push_after_request_ms
         print(
             f"games: {args.games} concurrent, {figures.games_finished} finished in {elapsed:.1f} s"
@@ -367,12 +496,16 @@ def main() -> None:
         return
 
     storages = [name.strip() for name in args.storage.split(",") if name.strip()]
-    results: dict[str, list[Row]] = {name: [] for name in storages}
+    runs: list[tuple[str, Path, str]] = [(name, REPO, "") for name in storages]
+    if args.compare:
+        tree = args.compare.resolve()
+        runs = [run for name in storages for run in ((name, tree, "@before"), (name, REPO, ""))]
+    results: dict[str, list[Row]] = {name + label: [] for name, _, label in runs}
     for round_no in range(args.rounds):
-        order = storages if round_no % 2 == 0 else list(reversed(storages))
-        for name in order:
-            results[name].append(measure(name, args))
-    print_table([median_row(results[name]) for name in storages], args.rounds)
+        order = runs if round_no % 2 == 0 else list(reversed(runs))
+        for name, tree, label in order:
+            results[name + label].append(measure(name, args, tree, label))
+    print_table([median_row(rows) for rows in results.values()], args.rounds, args.clients)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import itertools
 import httpx
 import websockets
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 
 ROUNDS = 6
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -126,8 +128,38 @@ def issue_token(
     return jwt.encode(payload, k.keys[k.current], algorithm=ALGORITHM, headers={"kid": k.current})
 
 
+#: Tokens verified before, each with the key that verified it, newest last (at most
+#: ``VERIFIED_TOKENS_KEPT``). Every request carries its bearer token, and PyJWT's checks
+#: (two parses of the token, a per-character alphabet test, the HMAC) cost more than the
+#: rest of a typical request's token work; a token seen before needs only its expiry
+#: checked again, as long as its kid still maps to the key that verified it.
+VERIFIED_TOKENS_KEPT = 4096
+_verified: OrderedDict[str, tuple[Claims, str]] = OrderedDict()
+_verified_lock = threading.Lock()
+
+
 def verify_token(token: str, *, keys: TokenKeys | None = None) -> Claims:
     """Check a token's signature, kid and times; raise AuthError when it is refused."""
+    with _verified_lock:
+        seen = _verified.get(token)
+        if seen is not None:
+            _verified.move_to_end(token)
+    if seen is not None and (keys or load_keys()).keys.get(seen[0].kid) == seen[1]:
+        claims = seen[0]
+        # PyJWT's own rule: expired once exp <= now - leeway.
+        if claims.expires_at <= time.time() - LEEWAY_SECONDS:
+            raise AuthError("token_expired", "the token has expired")
+        return claims
+    claims, key = _verify_signed(token, keys)
+    with _verified_lock:
+        _verified[token] = (claims, key)
+        while len(_verified) > VERIFIED_TOKENS_KEPT:
+            _verified.popitem(last=False)
+    return claims
+
+
+def _verify_signed(token: str, keys: TokenKeys | None) -> tuple[Claims, str]:
+    """``verify_token`` without the memory of tokens verified before; also the key used."""
     try:
         header = jwt.get_unverified_header(token)
     except jwt.InvalidTokenError:
@@ -153,7 +185,7 @@ def verify_token(token: str, *, keys: TokenKeys | None = None) -> Claims:
         raise AuthError("invalid_token", "the token lacks its user")
     if not isinstance(guest, bool):
         raise AuthError("invalid_token", "the token lacks its guest flag")
-    return Claims(
+    claims = Claims(
         user_id=sub,
         name=name,
         guest=guest,
@@ -161,6 +193,7 @@ def verify_token(token: str, *, keys: TokenKeys | None = None) -> Claims:
         expires_at=int(data["exp"]),
         kid=kid,
     )
+    return claims, k.keys[kid]
 
 
 # --- Passwords ---------------------------------------------------------------------------

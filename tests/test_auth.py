@@ -106,6 +106,26 @@ def test_expired_token_is_refused_as_expired() -> None:
     assert err.value.code == "token_expired"
 
 
+def test_a_token_verified_before_is_refused_once_it_expires(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = int(time.time())
+    token = issue_token(ALICE, now_s=now, ttl_seconds=60)
+    assert verify_token(token).user_id == "u-alice"  # verified, and remembered
+    monkeypatch.setattr(auth.time, "time", lambda: now + 60 + auth.LEEWAY_SECONDS)
+    with pytest.raises(AuthError) as err:
+        verify_token(token)
+    assert err.value.code == "token_expired"
+
+
+def test_a_token_verified_before_is_refused_once_its_kid_names_another_key() -> None:
+    token = issue_token(ALICE, keys=_keys("k1", k1=KEY_A))
+    assert verify_token(token, keys=_keys("k1", k1=KEY_A)).kid == "k1"
+    with pytest.raises(AuthError) as err:
+        verify_token(token, keys=_keys("k1", k1=KEY_B))
+    assert err.value.code == "invalid_token"
+
+
 def test_unknown_kid_is_invalid() -> None:
     token = issue_token(ALICE, keys=_keys("k9", k9=KEY_A))
     with pytest.raises(AuthError) as err:

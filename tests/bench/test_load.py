@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import load

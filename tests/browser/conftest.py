@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
 from tests.quick_bots import quick_bots
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
 
 pytestmark = pytest.mark.browser

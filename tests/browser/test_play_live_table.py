@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.browser.support import OUTPUT, by_testid
 
 pytestmark = pytest.mark.browser

@@ -13,7 +13,7 @@ import time
 import pytest
 from playwright.sync_api import Browser, Page
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid, send_and_wait
 
 pytestmark = pytest.mark.browser

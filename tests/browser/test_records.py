@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.browser.support import OUTPUT, by_testid
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import websockets
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 from tests.quick_bots import quick_bots
 
 

@@ -14,7 +14,7 @@ import pytest
 import websockets
 from chalice.app import Chalice, WebsocketEvent
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 
 
 def no_deps(*_: object) -> None:
@@ -465,7 +465,7 @@ def test_cli_prints_the_url_serves_logs_and_stops_on_ctrl_c(tmp_path: Any) -> No
     import os
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "liars_local.cli", "serve", "--port", "0"],
         cwd=repo,
         env={**os.environ, "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)},
         stdout=subprocess.PIPE,
@@ -534,7 +534,7 @@ def test_dynamodb_endpoint_option_points_boto3_there_and_restores_the_environmen
 
     import boto3
 
-    from chalicelib.local.server import local_environment
+    from liars_local.server import local_environment
 
     monkeypatch.delenv("AWS_ENDPOINT_URL_DYNAMODB", raising=False)
     monkeypatch.setenv("TABLE_NAME", "operator-table")

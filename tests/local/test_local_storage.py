@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from chalicelib.local.server import (
+from liars_local.server import (
     DB_FILE_NAME,
     SECRET_FILE_NAME,
     LocalServer,
@@ -203,7 +203,7 @@ def test_a_busy_port_gets_a_one_line_hint_not_a_traceback(tmp_path: Path) -> Non
         with pytest.raises(PortInUse, match=f"port {port} in use; try --port 0"):
             LocalServer(port=port, data_dir=tmp_path).prepare()
         done = subprocess.run(
-            [sys.executable, "-m", "chalicelib.local.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "liars_local.cli", "serve", "--port", str(port)],
             cwd=REPO,
             env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
             capture_output=True,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from chalicelib.local.timers import LocalTimers
+from liars_local.timers import LocalTimers
 
 
 class Recorder:

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 from chalice.app import Chalice
 
-from chalicelib.local.server import LocalServer
+from liars_local.server import LocalServer
 
 
 def test_peer_address_becomes_the_events_source_ip() -> None:
@@ -36,7 +36,7 @@ def test_peer_address_becomes_the_events_source_ip() -> None:
 def test_the_source_address_is_per_thread_so_parallel_requests_keep_their_own() -> None:
     import threading
 
-    from chalicelib.local.server import AppRunner
+    from liars_local.server import AppRunner
 
     runner = AppRunner(Chalice(app_name="per-thread"), lock=None)
     converter = runner.gateway.event_converter

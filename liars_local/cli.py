@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
-    from chalicelib.local.server import default_data_dir
+    from liars_local.server import default_data_dir
 
     parser = argparse.ArgumentParser(
         prog="liars-dice", description="Liar's Lies: an online multiplayer Liar's Dice server."
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dynamodb_endpoint and args.storage:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from chalicelib.local.server import LocalServer, PortInUse, default_data_dir
+    from liars_local.server import LocalServer, PortInUse, default_data_dir
 
     storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")
     data_dir = None
