@@ -283,8 +283,7 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
     if reveal.extra.get("kind") != "calza":
         bid = reveal.bid
         assert isinstance(bid, RoundBid)
-        face, _ = moves.revealed_face(bid)
-        faced(reveal.challenger_id, bid.quantity, face, called=True)
+        faced(reveal.challenger_id, bid.quantity, bid.face, called=True)
     for s in book.values():
         if max(s[BIDS], sum(s[FACED:CALLED])) > DECAY_AT:
             s[:] = [x // 2 for x in s]

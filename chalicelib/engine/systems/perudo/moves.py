@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ...errors import IllegalBid
-from ...state import Bid as RoundBid
 
 ACES: Final = 1
 FACES: Final = (1, 2, 3, 4, 5, 6)
@@ -31,15 +30,6 @@ PALIFICO_MIN_PLAYERS: Final = 3
 
 Bid = tuple[int, int]
 """(quantity, face); face 1 is aces."""
-
-
-PALIFICO_FACE: Final = 10
-"""Added to the face of a palifico round's revealed bid (``rules``' module docstring)."""
-
-
-def revealed_face(bid: RoundBid) -> tuple[int, bool]:
-    """The face of a revealed bid and whether its round was palifico."""
-    return (bid.face - PALIFICO_FACE, True) if bid.face > PALIFICO_FACE else (bid.face, False)
 
 
 # -- counting ---------------------------------------------------------------------------------

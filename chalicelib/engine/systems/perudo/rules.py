@@ -18,13 +18,13 @@ Round state in ``Game.extra``: ``"pal"`` the player whose palifico round is in p
 ``[round, player_id]`` the palifico due next, ``"one"`` the players who have been down to one
 die (palifico comes once per player per game). The reveal adds ``kind`` (``"dudo"`` or
 ``"calza"``), ``palifico`` and ``gained_id`` (``Reveal.extra``); on an exact calza
-``loser_id`` is empty (null on the wire). A palifico round's reveal keeps its bid's face plus
-``moves.PALIFICO_FACE`` (11–16), so that the counting rule, which sees only the bid and the dice
-when a stored room is read, still knows that aces were not wild; ``bid_view`` shows the face.
+``loser_id`` is empty (null on the wire). Counting a stored reveal again reads ``palifico``
+from its extras: in a palifico round aces were not wild.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ...actions import ActionRequest, BidAction, LiarAction
@@ -106,12 +106,12 @@ class PerudoRules(BiddingRules):
         return {
             "player_id": b.player_id,
             "quantity": b.quantity,
-            "face": moves.revealed_face(b)[0],
+            "face": b.face,
         }
 
-    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """The face or an ace counts (the face only in palifico; aces only for a bid on aces)."""
-        face, pal = moves.revealed_face(bid_of(bid))
+        face, pal = bid_of(bid).face, bool(extra.get("palifico"))
         return [moves.counts_toward(d, face, pal) for d in dice]
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
@@ -214,7 +214,7 @@ class PerudoRules(BiddingRules):
         assert game is not None and bid is not None
         return Reveal(
             round=game.round,
-            bid=Bid(bid.player_id, bid.quantity, bid.face + moves.PALIFICO_FACE) if pal else bid,
+            bid=bid,
             challenger_id=caller.id,
             count=rows[1],
             loser_id=loser,
