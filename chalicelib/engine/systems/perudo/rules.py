@@ -18,8 +18,8 @@ Round state in ``Game.extra``: ``"pal"`` the player whose palifico round is in p
 ``[round, player_id]`` the palifico due next, ``"one"`` the players who have been down to one
 die (palifico comes once per player per game). The reveal adds ``kind`` (``"dudo"`` or
 ``"calza"``), ``palifico`` and ``gained_id`` (``Reveal.extra``); on an exact calza
-``loser_id`` is empty (null on the wire). Counting a stored reveal again reads ``palifico``
-from its extras: in a palifico round aces were not wild.
+``loser_id`` is empty (null on the wire). Counting a stored reveal again reads its
+``palifico`` extra: in a palifico round aces were not wild.
 """
 
 from __future__ import annotations
