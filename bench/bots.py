@@ -8,8 +8,8 @@ target is met when the interval's **lower bound** reaches it. Suites:
 
 - ``classic``: strong against the classic baselines (``random``, ``naive``, ``binomial``) at
   2, 4 and 6 players, 0 % and 10 % wildcards, both penalty modes;
-- ``systems``: strong against ``random`` and that system's ``naive`` baseline in Wild Stars
-  and Poker Liar Dice, heads-up and at 4 players (Perudo joins here once it exists: add it to
+- ``systems``: strong against ``random`` and that system's ``naive`` baseline in Wild Stars,
+  Poker Liar Dice and Perudo, heads-up and at 4 players (a system joins by its line in
   ``SYSTEMS``);
 - ``exploiters``: classic strong against bots built to exploit it (``always-call``,
   ``always-bluff``, ``honest-reader``), heads-up;
@@ -48,7 +48,7 @@ from chalicelib.engine.views import bot_view
 SYSTEMS: dict[str, dict[str, Any]] = {
     "wild-stars": {"rules": "wild-stars", "starting_dice": 5},
     "poker": {"rules": "poker", "lives": 3},
-    # "perudo": {"rules": "perudo", "starting_dice": 5},  # once the rule system exists
+    "perudo": {"rules": "perudo", "starting_dice": 5},
 }
 """The rule systems beyond classic and the settings their rows play with."""
 EXPLOITERS = ("always-call", "always-bluff", "honest-reader")

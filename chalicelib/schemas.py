@@ -43,7 +43,7 @@ ContinueMode = Literal["auto", "manual"]
 
 
 FaceOut = int | Literal["*"]
-Rules = Literal["classic", "wild-stars", "poker"]
+Rules = Literal["classic", "wild-stars", "poker", "perudo"]
 """The rule systems: the registry's names (``engine.systems.SYSTEMS``; a test keeps them equal)."""
 PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
 """A poker die's face, low to high, as views show it (the action bodies declare their own)."""
@@ -381,6 +381,19 @@ class RevealOut(Answer):
         default=None, description="Poker: the player who took the dog's life here."
     )
     next_id: str | None = Field(default=None, description="Poker: who starts the next hand.")
+    kind: Literal["dudo", "calza"] | None = Field(
+        default=None,
+        description="Perudo: the challenge was Dudo (Liar!) or a calza (the bid claimed exact; "
+        "``challenger_id`` is the caller, ``loser_id`` null when it was exact).",
+    )
+    palifico: bool | None = Field(
+        default=None, description="Perudo: the round was a palifico round (aces not wild)."
+    )
+    gained_id: str | None = Field(
+        default=None,
+        description="Perudo: the calza caller who won a die back (null otherwise, also when "
+        "an exact calza found the caller at the starting dice).",
+    )
 
 
 class PokerHandOut(Answer):
@@ -398,7 +411,7 @@ class RerollOut(Answer):
 
 
 class TableOut(Answer):
-    """Public round information beyond the current bid (Wild Stars, Poker; null in classic)."""
+    """Public round information beyond the current bid (Wild Stars, Poker, Perudo; null in classic)."""
 
     shown: dict[str, list[int | str]] | None = Field(
         default=None, description="Wild Stars: dice each player has set out in the open."
@@ -416,6 +429,10 @@ class TableOut(Answer):
     lives: int | None = Field(default=None, description="Poker: lives each player started with.")
     aces_rolls_left: int | None = Field(
         default=None, description="Poker: rolls left after accepting five aces."
+    )
+    palifico: bool | None = Field(
+        default=None,
+        description="Perudo: this is a palifico round (aces not wild, the face fixed).",
     )
 
 
@@ -783,6 +800,12 @@ class LiarCalled(MoveEvent):
     type: Literal["liar_called"]
 
 
+class CalzaCalled(MoveEvent):
+    """Perudo: a calza (the current bid claimed exactly right); the reveal follows."""
+
+    type: Literal["calza_called"]
+
+
 class ClaimAccepted(MoveEvent):
     """Poker Liar Dice: the receiver accepted the claim passed to them."""
 
@@ -940,6 +963,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     RoundRestarted,
     BidPlaced,
     LiarCalled,
+    CalzaCalled,
     ClaimAccepted,
     DiceRerolled,
     RollsStopped,
@@ -965,6 +989,7 @@ AnyEvent = Annotated[
     | RoundRestarted
     | BidPlaced
     | LiarCalled
+    | CalzaCalled
     | ClaimAccepted
     | DiceRerolled
     | RollsStopped

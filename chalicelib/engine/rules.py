@@ -145,8 +145,11 @@ class RuleSystem(Protocol):
         """Let bots learn from a completed, public reveal (mutates ``memory``)."""
         ...
 
-    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
-        """Which of a revealed hand's dice count toward the bid (recomputed when a room is read)."""
+    def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
+        """Which of a revealed hand's dice count toward the bid (recomputed when a room is read).
+
+        ``extra`` is the reveal's own details (``Reveal.extra``: what the system added to it).
+        """
         ...
 
     def call_from_dict(self, d: dict[str, Any]) -> Call:
@@ -168,7 +171,7 @@ class BiddingRules:
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
 
-    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""
         face = bid_of(bid).face
         return [d in (face, WILD) for d in dice]

@@ -8,6 +8,7 @@ This module knows no rule system; ``model`` adds the settings and the room aroun
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal, Protocol
@@ -180,7 +181,7 @@ class CallReader(Protocol):
 
     def call_from_dict(self, d: dict[str, Any]) -> Call: ...
     def call_from_row(self, player_id: str, row: list[Any]) -> Call: ...
-    def counted(self, bid: Call, dice: list[Die]) -> list[bool]: ...
+    def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]: ...
 
 
 @dataclass(slots=True)
@@ -243,6 +244,7 @@ class Reveal:
     def from_dict(cls, d: dict[str, Any], reader: CallReader) -> Reveal:
         """Inverse of ``to_dict``; ``reader`` is the room's rule system (calls, counting)."""
         bid = reader.call_from_dict(d["bid"])
+        extra = dict(d.get("x") or {})
         rows = []
         for r in d["rows"]:
             dice = decode_dice(r["d"])
@@ -251,7 +253,7 @@ class Reveal:
                     r["p"],
                     r["nm"],
                     dice,
-                    reader.counted(bid, dice),
+                    reader.counted(bid, dice, extra),
                     [tuple(int(x) for x in b) for b in r["b"]],
                 )
             )
@@ -267,7 +269,7 @@ class Reveal:
             rows,
             bool(d.get("fin", 0)),
             int(d.get("at", 0)),
-            dict(d.get("x") or {}),
+            extra,
         )
 
 

@@ -51,7 +51,9 @@ class Watcher:
 
 def _start(env: Env, rules: str) -> tuple[str, str, Watcher]:
     token, user = env.register(f"hist-{rules}")
-    rid = env.ok("POST", "/rooms", {"settings": SETTINGS[rules]}, token, 201)["id"]
+    # a system not listed plays with two starting dice (the registry may hold more systems)
+    settings = SETTINGS.get(rules, {"rules": rules, "starting_dice": 2, "turn_seconds": 15})
+    rid = env.ok("POST", "/rooms", {"settings": settings}, token, 201)["id"]
     watcher = Watcher(env, rid, token, user["id"])
     for _ in range(2):
         env.ok("POST", f"/rooms/{rid}/bots", {"level": "easy"}, token, 201)

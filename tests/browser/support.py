@@ -32,3 +32,23 @@ def send_and_wait(page: Page, testid: str) -> None:
             || document.querySelector("[data-testid='game-screen']").dataset.version !== version""",
         arg=version,
     )
+
+
+def click_first_live(page: Page, *testids: str) -> str | None:
+    """Click the first of these buttons that is on screen and enabled, in one step in the page.
+
+    Checking a button and then clicking it are two round trips; a push that re-renders the
+    screen in between (a bot's move, the reveal, a break) would leave the test waiting for a
+    button that is gone. Returns the test id clicked, or None if none was live.
+    """
+    clicked: str | None = page.evaluate(
+        """(ids) => {
+            for (const id of ids) {
+                const button = document.querySelector(`[data-testid='${id}']`);
+                if (button && !button.disabled) { button.click(); return id; }
+            }
+            return null;
+        }""",
+        list(testids),
+    )
+    return clicked

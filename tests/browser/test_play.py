@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from liars_local.server import LocalServer
-from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid
+from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid, click_first_live
 
 pytestmark = pytest.mark.browser
 
@@ -147,8 +147,8 @@ def test_switching_to_manual_in_a_game_makes_the_break_wait_for_agree(
             if page.locator(by_testid("agree")).count():
                 break
             version = page.get_attribute(by_testid("game-screen"), "data-version")
-            liar = page.locator(by_testid("call-liar"))
-            (liar if liar.is_enabled() else page.locator(by_testid("bid-submit"))).click()
+            if click_first_live(page, "call-liar", "bid-submit") is None:
+                continue  # the screen changed under us (e.g. the break began): look again
             page.wait_for_function(
                 """(v) => document.querySelector("[data-testid='agree']")
                     || document.querySelector("[data-testid='game-screen']").dataset.version !== v""",

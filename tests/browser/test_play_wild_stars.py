@@ -6,10 +6,12 @@ screen after a reveal, or the final results if no reveal was captured during pla
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from liars_local.server import LocalServer
 from tests.browser.support import GAME_TIMEOUT_S, OUTPUT, by_testid, send_and_wait
@@ -46,7 +48,7 @@ def test_guest_plays_wild_stars_with_a_star_bid_and_a_show(
         assert "★" in page.inner_text(by_testid("create-setting-rules-help"))
         assert not page.locator(by_testid("create-setting-wildcard_chance")).is_visible()
         assert not page.locator(by_testid("create-setting-penalty")).is_visible()
-        page.select_option(by_testid("create-setting-starting_dice"), "3")
+        page.select_option(by_testid("create-setting-starting_dice"), "5")
         page.click(by_testid("create-room"))
         page.wait_for_selector(by_testid("waiting-room"))
         assert page.locator(by_testid("setting-rules")).input_value() == "wild-stars"
@@ -98,11 +100,17 @@ def test_guest_plays_wild_stars_with_a_star_bid_and_a_show(
                 assert page.get_attribute(by_testid("show-reroll"), "aria-pressed") == "true"
                 me = page.locator(f"{by_testid('player-card')}.is-me")
                 send_and_wait(page, "bid-submit")
-                if page.locator(by_testid("final-results")).count() == 0:
-                    # the die set out is on my card, for everyone to see
-                    assert me.locator(by_testid("shown-dice")).count() == 1
+                if page.locator(by_testid("final-results")).count():
+                    continue
+                # The die set out is on my card, for everyone to see, until the round ends. The
+                # bot may call Liar! on this very bid, and then the reveal replaces the round:
+                # the show counts only once seen on the card (else try again on a later turn).
+                shown = me.locator(by_testid("shown-dice"))
+                with contextlib.suppress(PlaywrightTimeout):
+                    shown.first.wait_for(timeout=2000)
+                if shown.count() == 1:
                     page.screenshot(path=str(OUTPUT / "wild-stars-shown.png"), full_page=True)
-                showed = True
+                    showed = True
                 continue
             send_and_wait(page, "bid-submit")
 

@@ -2,7 +2,7 @@
 // `systems/<rules>.js`, named by the value of a room's `settings.rules` (web/README.md
 // describes what a module exports). The first is the default for new rooms.
 
-export const RULES = ['classic', 'wild-stars', 'poker'];
+export const RULES = ['classic', 'wild-stars', 'poker', 'perudo'];
 
 let loaded = null;
 

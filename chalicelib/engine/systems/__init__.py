@@ -13,6 +13,7 @@ from typing import Final
 from ..actions import ActionRequest
 from ..rules import RuleSystem
 from .classic import CLASSIC
+from .perudo import PERUDO
 from .poker import POKER
 from .wild_stars import WILD_STARS
 
@@ -22,6 +23,7 @@ SYSTEMS: Final[dict[str, RuleSystem]] = {
         CLASSIC,
         WILD_STARS,
         POKER,
+        PERUDO,
     )
 }
 """Every rule system by its name (the room setting ``rules``); the first is the default."""

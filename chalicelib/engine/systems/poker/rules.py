@@ -434,7 +434,7 @@ class PokerRules:
         """The strong bot learns how often each player's challenged claims were true."""
         bot.observe(memory, reveal)
 
-    def counted(self, bid: Call, dice: list[Die]) -> list[bool]:
+    def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """Reveal rows hold no dice in Poker Liar Dice (the lifted cup is in the extras)."""
         return []
 

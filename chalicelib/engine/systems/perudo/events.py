@@ -1,0 +1,16 @@
+"""Perudo's own event (a move; the shared ones are in ``engine.events``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...events import Move
+
+
+@dataclass(frozen=True, slots=True)
+class CalzaCalled(Move):
+    """A calza: the player to act claimed the current bid is exactly right."""
+
+    TYPE: ClassVar[str] = "calza_called"
+    player_id: str
