@@ -137,6 +137,8 @@ class _Beliefs:
                 self.lean_others = {}
         self.rates = call_rates(memory, seat.next_id)
         self.view_next = tail_table(seat.total - self.n_next, p)
+        self._call_at: dict[int, float] = {}
+        """The next player's call rate for a bid of each quantity (on any face), once computed."""
 
     def others_at_least(self, face: int, k: int) -> float:
         """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
@@ -171,13 +173,30 @@ class _Beliefs:
         """(P(called and false), P(called and true), P(not called), P(one more is true))."""
         need = quantity - self.seat.mine[face]
         lose = win = calls = room = 0.0
-        rates = self.rates
+        cur = self.seat.current
+        # The same values as ``others_at_least`` and ``_interpolate`` (pure per decision), read
+        # from tables and per-decision caches: the sums below keep their order and operands.
+        lean = self.lean_others is not None and cur is not None and face == cur[1]
+        plain = self.plain_others
+        size = len(plain)
+        call_at = self._call_at
         for j, w in enumerate(self.next_dist(face)):
             if w < 1e-9:
                 continue
-            true = self.others_at_least(face, need - j)
-            room += w * self.others_at_least(face, need + 1 - j)
-            c = _interpolate(rates, tail_at(self.view_next, quantity - j))
+            k = need - j
+            if lean:
+                true = self.others_at_least(face, k)
+                more = self.others_at_least(face, k + 1)
+            else:
+                true = 1.0 if k <= 0 else (plain[k] if k < size else 0.0)
+                k1 = k + 1
+                more = 1.0 if k1 <= 0 else (plain[k1] if k1 < size else 0.0)
+            room += w * more
+            asked = quantity - j
+            c = call_at.get(asked)
+            if c is None:
+                c = _interpolate(self.rates, tail_at(self.view_next, asked))
+                call_at[asked] = c
             calls += w * c
             win += w * c * true
             lose += w * c * (1 - true)
