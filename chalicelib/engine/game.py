@@ -66,6 +66,12 @@ Event = dict[str, Any]
 MAX_ADVANCE_STEPS = 100_000
 """A guard against a bug looping forever; a real game ends long before."""
 
+BOT_PLAYOUT_ROUNDS = 100
+"""Rounds the bots play at once after the last human's dice are gone, before the rest is
+decided by the dice they hold. A game whose dice leave it ends within 100 rounds at the
+largest table (10 × 10); under the *give* penalty no die leaves, and bots alone can pass the
+dice back and forth for thousands of rounds inside one request."""
+
 
 # -- helpers ----------------------------------------------------------------------------------
 
@@ -116,8 +122,11 @@ def think_time(room: Room, roller: Roller) -> int:
 
 
 def _last_at(events: list[Event], at: int) -> int:
-    """The stamp of the latest event so far (``at`` when there is none later)."""
-    return max([at, *(int(e["at"]) for e in events)])
+    """The stamp of the latest event so far (``at`` when there is none later).
+
+    Stamps never go back within a change, so the latest is the last one.
+    """
+    return max(at, int(events[-1]["at"])) if events else at
 
 
 def _settle(room: Room, events: list[Event]) -> None:
@@ -187,6 +196,34 @@ def _finish(room: Room, at: int, events: list[Event]) -> None:
     events.append(record(GameFinished(at, winner_id)))
 
 
+def _humans_hold_dice(room: Room) -> bool:
+    return any(p.in_game and not p.is_bot for p in room.players)
+
+
+def _decide_by_dice(room: Room, at: int, events: list[Event]) -> None:
+    """End a bots-only play-out: fewer dice rank lower (a later seat first on a tie).
+
+    The round just dealt is not played; the last round's reveal becomes the final one, and the
+    game ends as every game does, after the final reveal's moment.
+    """
+    game = room.game
+    assert game is not None
+    seats = {p.id: i for i, p in enumerate(room.players)}
+    order = sorted(in_game(room), key=lambda p: (p.dice_count, -seats[p.id]))
+    for p in order[:-1]:
+        _eliminate(room, p, at, events)
+    for p in room.players:
+        p.hand = []
+    game.current_bid = None
+    game.round_bids = []
+    game.turn_player = None
+    if game.last_reveal is not None:
+        game.last_reveal.final = True
+    game.phase = Phase.FINAL_REVEAL
+    game.deadline = deadline = at + FINAL_REVEAL_MS
+    events.append(record(FinalRevealStarted(deadline, at)))
+
+
 def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
     player.rank = _lowest_free_rank(room)
     player.eliminated = True
@@ -215,9 +252,13 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
 
     rules = rule_system(room.settings.rules)
     guard = 0
+    first_round = room.game.round if room.game is not None else 0
     while room.game is not None and room.game.phase == Phase.BIDDING:
         player = room.player(room.game.turn_player or "")
         if player is None or not player.is_bot:
+            return
+        if room.game.round - first_round >= BOT_PLAYOUT_ROUNDS and not _humans_hold_dice(room):
+            _decide_by_dice(room, _last_at(events, at), events)
             return
         memory = room.bot_memory
         action = rules.bot_action(

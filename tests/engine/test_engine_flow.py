@@ -10,7 +10,7 @@ import pytest
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.errors import StaleTurn, WrongPhase
-from chalicelib.engine.model import BOT_THINK_MS, Phase, Room, Status
+from chalicelib.engine.model import BOT_THINK_MS, Phase, Player, Room, Settings, Status
 from chalicelib.engine.room import UserRef, add_bot, create_room, start
 from chalicelib.engine.views import room_view
 from tests.engine.helpers import T0, bid, liar, new_game, pid
@@ -388,3 +388,43 @@ def test_a_table_where_no_human_has_dice_finishes_at_once() -> None:
     assert room.game.phase == Phase.FINAL_REVEAL
     assert {e["at"] for e in events} <= {T0 + 500, room.game.deadline}
     assert room.game.deadline == T0 + 500 + 3000
+
+
+def test_bots_left_alone_under_give_stop_after_a_bounded_play_out_ranked_by_dice_held() -> None:
+    # Under *give* no die leaves the game: nine bots alone can pass 27 dice back and forth for
+    # thousands of rounds (this seed did not end in 60 s). The play-out is bounded; the rest
+    # is decided by the dice each bot holds.
+    room = Room(
+        id="bots",
+        host_id="p1",
+        created_by_guest=False,
+        created_at=T0,
+        settings=Settings.parse(
+            {"rules": "classic", "starting_dice": 3, "wildcard_chance": 5, "penalty": "give"}
+        ),
+    )
+    levels = [("medium", "strong")[(i + 106) % 2] for i in range(9)]
+    room.players = [
+        Player(id=f"p{i + 1}", name=f"Bot {i + 1}", kind="bot", level=levels[i], ready=True)
+        for i in range(9)
+    ]
+    roller = SeededRoller(106)
+    held: dict[str, int] = {}
+    original = game._decide_by_dice
+
+    def spy(room: Room, at: int, events: list[Any]) -> None:
+        held.update({p.id: p.dice_count for p in room.players if p.in_game})
+        original(room, at, events)
+
+    game._decide_by_dice = spy  # type: ignore[assignment]
+    try:
+        game.start_game(room, roller, T0)
+        game.advance(room, T0 + 10**9, roller)
+    finally:
+        game._decide_by_dice = original  # type: ignore[assignment]
+    assert room.status == Status.FINISHED
+    assert room.game is not None and room.game.round <= 1 + game.BOT_PLAYOUT_ROUNDS
+    assert len(held) >= 2 and sum(held.values()) == 27
+    by_rank = sorted((p for p in room.players if p.id in held), key=lambda p: p.rank or 0)
+    assert [held[p.id] for p in by_rank] == sorted(held.values(), reverse=True)
+    assert sorted(p.rank for p in room.players) == list(range(1, 10))
