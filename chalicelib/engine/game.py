@@ -210,6 +210,9 @@ def _decide_by_dice(room: Room, at: int, events: list[Event]) -> None:
     assert game is not None
     seats = {p.id: i for i, p in enumerate(room.players)}
     order = sorted(in_game(room), key=lambda p: (p.dice_count, -seats[p.id]))
+    if room.settings.penalty == "give":
+        # As if the leader had won them: under give the dice stay in the game.
+        order[-1].dice_count += sum(p.dice_count for p in order[:-1])
     for p in order[:-1]:
         _eliminate(room, p, at, events)
     for p in room.players:

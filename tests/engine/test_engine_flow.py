@@ -425,6 +425,7 @@ def test_bots_left_alone_under_give_stop_after_a_bounded_play_out_ranked_by_dice
     assert room.status == Status.FINISHED
     assert room.game is not None and room.game.round <= 1 + game.BOT_PLAYOUT_ROUNDS
     assert len(held) >= 2 and sum(held.values()) == 27
+    assert sum(p.dice_count for p in room.players) == 27  # under give the dice stay
     by_rank = sorted((p for p in room.players if p.id in held), key=lambda p: p.rank or 0)
     assert [held[p.id] for p in by_rank] == sorted(held.values(), reverse=True)
     assert sorted(p.rank for p in room.players) == list(range(1, 10))
