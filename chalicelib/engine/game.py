@@ -115,7 +115,7 @@ def think_time(room: Room, roller: Roller) -> int:
     """A bot's think time in ms, drawn from the roller; 0 once no human still has dice."""
     game = room.game
     assert game is not None
-    if not any(p.in_game and not p.is_bot for p in room.players):
+    if not _humans_hold_dice(room):
         return 0
     low, high = game.pace
     return low + roller.below(high - low + 1) if high > low else low
@@ -220,8 +220,15 @@ def _decide_by_dice(room: Room, at: int, events: list[Event]) -> None:
     game.current_bid = None
     game.round_bids = []
     game.turn_player = None
-    if game.last_reveal is not None:
-        game.last_reveal.final = True
+    _begin_final_reveal(room, game.last_reveal, at, events)
+
+
+def _begin_final_reveal(room: Room, reveal: Reveal | None, at: int, events: list[Event]) -> None:
+    """The deciding reveal shows for ``FINAL_REVEAL_MS``; ``advance`` then finishes the game."""
+    game = room.game
+    assert game is not None
+    if reveal is not None:
+        reveal.final = True
     game.phase = Phase.FINAL_REVEAL
     game.deadline = deadline = at + FINAL_REVEAL_MS
     events.append(record(FinalRevealStarted(deadline, at)))
@@ -341,10 +348,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
         )
     )
     if len(in_game(room)) <= 1:
-        reveal.final = True
-        game.phase = Phase.FINAL_REVEAL
-        game.deadline = deadline = at + FINAL_REVEAL_MS
-        events.append(record(FinalRevealStarted(deadline, at)))
+        _begin_final_reveal(room, reveal, at, events)
         return
     game.phase = Phase.BREAK
     game.deadline = deadline = at + room.settings.break_seconds * 1000
