@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis.strategies import SearchStrategy
 
 from tests.api.conftest import Env
 
@@ -95,3 +99,25 @@ def player_to_act(env: Env, rid: str, tokens: list[str]) -> tuple[str, dict[str,
         for t, v in zip(tokens, views, strict=True)
         if v["me"]["player_id"] == turn["player_id"]
     )
+
+
+def assert_action_bodies_never_5xx(
+    env: Env, room_id: str, tokens: list[str], bodies: SearchStrategy[dict[str, Any]]
+) -> None:
+    """Every player sends random action bodies: each answer is below 500, a 4xx names a code."""
+
+    @settings(
+        max_examples=60,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(body=bodies)
+    def check(body: dict[str, Any]) -> None:
+        for token in tokens:
+            resp = env.call("POST", f"/rooms/{room_id}/actions", raw=json.dumps(body), token=token)
+            assert resp.status_code < 500, (body, resp.status_code, resp.json)
+            if resp.status_code >= 400:
+                assert resp.json["error"]["code"]
+
+    check()

@@ -7,17 +7,15 @@ changes nothing.
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib import schemas
 from chalicelib.engine.systems.perudo import moves
 from tests.api.conftest import Env
-from tests.api.helpers import player_to_act, setup_game
+from tests.api.helpers import assert_action_bodies_never_5xx, player_to_act, setup_game
 
 PERUDO = {"rules": "perudo"}
 
@@ -200,19 +198,4 @@ ACTION_FIELDS = st.fixed_dictionaries(
 def test_random_perudo_actions_never_5xx(api_env: Env) -> None:
     env = api_env
     rid, tokens = setup_game(env, humans=3, bots=0, settings=PERUDO, prefix="fuzz")
-
-    @settings(
-        max_examples=60,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
-    @given(body=ACTION_FIELDS)
-    def check(body: dict[str, Any]) -> None:
-        for token in tokens:
-            resp = env.call("POST", f"/rooms/{rid}/actions", raw=json.dumps(body), token=token)
-            assert resp.status_code < 500, (body, resp.status_code, resp.json)
-            if resp.status_code >= 400:
-                assert resp.json["error"]["code"]
-
-    check()
+    assert_action_bodies_never_5xx(env, rid, tokens, ACTION_FIELDS)
