@@ -419,6 +419,10 @@ def _set_result(future: asyncio.Future[Any], result: Any) -> None:
 
 
 def _set_exception(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if isinstance(exc, StopIteration):  # an asyncio future refuses it (the caller would hang)
+        wrapped = RuntimeError(f"the handler raised {exc!r}")
+        wrapped.__cause__ = exc
+        exc = wrapped
     if not future.cancelled():
         future.set_exception(exc)
 
