@@ -153,6 +153,7 @@ class PushChannel:
             if other != index
         }
         self._listener: socket.socket | None = None
+        self._acceptor: threading.Thread | None = None
         self._threads: list[threading.Thread] = []
         self._streams: set[socket.socket] = set()
         self._streams_lock = threading.Lock()
@@ -187,7 +188,7 @@ class PushChannel:
         listener.bind(path)
         listener.listen(64)
         self._listener = listener
-        self._spawn(self._accept_forever, "liars-dice-channel")
+        self._acceptor = self._spawn(self._accept_forever, "liars-dice-channel")
 
     def stop(self) -> None:
         """Stop listening, close every stream; the threads end."""
@@ -197,6 +198,8 @@ class PushChannel:
             with contextlib.suppress(OSError):
                 listener.shutdown(socket.SHUT_RDWR)
             listener.close()
+        if self._acceptor is not None:
+            self._acceptor.join(2)  # no stream is accepted after this
         with self._streams_lock:
             streams = list(self._streams)
         for stream in streams:
@@ -208,11 +211,12 @@ class PushChannel:
             if thread is not threading.current_thread():
                 thread.join(2)
 
-    def _spawn(self, target: Callable[..., None], name: str, *args: object) -> None:
+    def _spawn(self, target: Callable[..., None], name: str, *args: object) -> threading.Thread:
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()]
         self._threads.append(thread)
         thread.start()
+        return thread
 
     def _accept_forever(self) -> None:
         listener = self._listener
@@ -221,6 +225,9 @@ class PushChannel:
                 stream, _ = listener.accept()
             except OSError:
                 return  # closed by stop()
+            if self._stopping.is_set():
+                stream.close()
+                return
             with self._streams_lock:
                 self._streams.add(stream)
             self._spawn(self._read_forever, "liars-dice-channel-peer", stream)
