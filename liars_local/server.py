@@ -819,7 +819,7 @@ async def _serve_websocket(
     websocket: WebSocket, runner: AppRunner, notifier: LocalNotifier, access_log: AccessLog
 ) -> None:
     """Run one WebSocket connection through the app's $connect/$default/$disconnect handlers."""
-    connection_id = base64.urlsafe_b64encode(secrets.token_bytes(12)).decode()
+    connection_id = notifier.new_connection_id()
     started = time.perf_counter()
     if runner.handler("ws_message") is None:
         await websocket.accept()
