@@ -266,6 +266,11 @@ class _Gateway(LocalGateway):
     def _generate_lambda_context(self) -> LambdaContext:
         return LambdaContext(**self._context_args)
 
+    def _has_user_defined_options_method(self, lambda_event: dict[str, Any]) -> bool:
+        # OPTIONS reaches the app, which answers 405 with Allow (the app declares no CORS),
+        # as the deployed API does; Chalice's gateway would answer an empty 200 itself.
+        return True
+
 
 class AppRunner:
     """Invokes the Chalice app's handlers: one at a time under ``lock``, or in parallel (None)."""
@@ -368,6 +373,23 @@ def _error_body(code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
+def _gateway_refusal(exc: LocalGatewayException) -> dict[str, Any]:
+    """A refusal of Chalice's ``LocalGateway`` as the project's error answer.
+
+    Its only refusal here is "no route matches the path" (403 ``Missing Authentication
+    Token``, API Gateway's words): the project answers 404 ``not_found``, as the deployed
+    API Gateway does through its gateway responses (``infra/operations.py``).
+    """
+    if exc.CODE == 403:
+        status, code, message = 404, "not_found", "no such resource"
+    elif exc.CODE == 401:  # 401 and 500 come from authorizers, which the app has none of
+        status, code, message = 401, "not_signed_in", "sign in first"
+    else:
+        status, code, message = 500, "internal_error", "The server failed to answer."
+    headers = {"Content-Type": "application/json"}
+    return {"statusCode": status, "headers": headers, "body": _error_body(code, message)}
+
+
 def _to_response(answer: dict[str, Any]) -> Response:
     """Turn a Lambda proxy answer into a Starlette response."""
     body: Any = answer.get("body")
@@ -446,7 +468,7 @@ def build_app(
         try:
             answer = await runner.in_thread(run)
         except LocalGatewayException as exc:
-            return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
+            return _to_response(_gateway_refusal(exc))
         except Exception:
             log.exception("unhandled error for %s %s", request.method, path)
             return Response(
