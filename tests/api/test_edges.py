@@ -230,6 +230,15 @@ def test_the_middleware_leaves_successful_answers_alone() -> None:
     }
 
 
+def test_no_route_declares_cors_so_api_gateways_own_answers_need_no_cors_headers() -> None:
+    # If a route ever declares CORS, the answers API Gateway makes itself (infra/edges.py)
+    # need the same Access-Control-Allow-Origin header, or browsers cannot read them.
+    assert not app_module.app.api.cors
+    for path, methods in app_module.app.routes.items():
+        for method, entry in methods.items():
+            assert entry.cors is None, (method, path)
+
+
 # --- fuzz ----------------------------------------------------------------------------------------
 
 CONTENT_TYPES = [None, "application/json", "text/plain", "application/octet-stream", "a/b;;;"]
