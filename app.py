@@ -6,8 +6,10 @@ module with no environment.
 
 Every REST route is declared with ``api(...)``, which registers the Chalice route, records its
 models for the OpenAPI document (``chalicelib.schemas.ROUTES``) and wraps the handler: body
-size check (413), JSON parsing and pydantic validation (400), the bearer token (401), and the
-one error mapping of ``chalicelib.errors``, so no client input can produce a 5xx.
+size check (413), a non-JSON body's content type (415), JSON parsing and pydantic validation
+(400), the bearer token (401), and the one error mapping of ``chalicelib.errors``, so no client
+input can produce a 5xx. The answers Chalice makes itself (405 and others) are rewritten to
+the same error shape by the ``project_errors`` middleware.
 """
 
 from __future__ import annotations

@@ -378,7 +378,7 @@ def _gateway_refusal(exc: LocalGatewayException) -> dict[str, Any]:
 
     Its only refusal here is "no route matches the path" (403 ``Missing Authentication
     Token``, API Gateway's words): the project answers 404 ``not_found``, as the deployed
-    API Gateway does through its gateway responses (``infra/operations.py``).
+    API Gateway does through its gateway responses (``infra/edges.py``).
     """
     if exc.CODE == 403:
         status, code, message = 404, "not_found", "no such resource"

@@ -65,6 +65,13 @@ def test_an_empty_post_labelled_octet_stream_signs_in_a_guest(http: httpx.Client
         assert answer.status_code == 201, (label, answer.text)
 
 
+def test_a_query_string_on_a_post_is_ignored(http: httpx.Client) -> None:
+    answer = http.post("/auth/guest?name=Mallory&x=%00", json={"name": "Bo"})
+
+    assert answer.status_code == 201
+    assert answer.json()["user"]["name"] == "Bo"
+
+
 def test_a_text_body_is_415_unsupported_media_type(http: httpx.Client, server: LocalServer) -> None:
     before = _dump(server)
 
