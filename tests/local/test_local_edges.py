@@ -65,6 +65,27 @@ def test_an_empty_post_labelled_octet_stream_signs_in_a_guest(http: httpx.Client
         assert answer.status_code == 201, (label, answer.text)
 
 
+def test_aiohttp_posts_without_a_body_are_accepted_and_with_a_text_body_refused(
+    server: LocalServer,
+) -> None:
+    import asyncio
+
+    import aiohttp
+
+    async def talk() -> list[tuple[int, Any]]:
+        async with aiohttp.ClientSession(server.url) as session:
+            out = []
+            for data in (None, b"", "name=Ann"):  # a str is sent as text/plain
+                async with session.post("/auth/guest", data=data) as answer:
+                    out.append((answer.status, await answer.json()))
+            return out
+
+    (none, empty, text) = asyncio.run(talk())
+
+    assert none[0] == 201 and empty[0] == 201, (none, empty)
+    assert text[0] == 415 and text[1]["error"]["code"] == "unsupported_media_type"
+
+
 def test_a_query_string_on_a_post_is_ignored(http: httpx.Client) -> None:
     answer = http.post("/auth/guest?name=Mallory&x=%00", json={"name": "Bo"})
 
