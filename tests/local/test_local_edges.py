@@ -145,6 +145,16 @@ def test_options_on_an_api_path_is_405_with_allow(http: httpx.Client) -> None:
     assert _error(answer)["code"] == "method_not_allowed"
 
 
+def test_a_method_the_server_does_not_route_is_405_in_the_project_shape(
+    http: httpx.Client,
+) -> None:
+    answer = http.request("TRACE", "/rooms")
+
+    assert answer.status_code == 405
+    assert "GET" in answer.headers["allow"]
+    assert _error(answer)["code"] == "method_not_allowed"
+
+
 def test_head_on_an_api_path_is_405_with_allow_and_no_body(http: httpx.Client) -> None:
     answer = http.head("/rooms")
 
