@@ -60,9 +60,12 @@ def chat_message(message: ChatMessage) -> JsonDict:
 # --- WebSocket pushes and answers ----------------------------------------------------------------
 
 
+_COMPACT_UTF8 = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encoded_size(message: Mapping[str, Any]) -> int:
     """Bytes of ``message`` as the notifier sends it (compact UTF-8 JSON)."""
-    return len(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode())
+    return len(_COMPACT_UTF8(message).encode())
 
 
 def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:

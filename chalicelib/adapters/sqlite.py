@@ -264,8 +264,12 @@ class _SystemClock:
         return int(time.time() * 1000)
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps(data, separators=(",", ":"), ensure_ascii=False)`` without a new encoder each time."""
+
+
 def _compact(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT(data)
 
 
 class SqliteStore:
