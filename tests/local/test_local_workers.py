@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -27,8 +28,8 @@ from chalicelib.ports import VersionConflict
 from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel, owner_of
 from liars_local.cli import main
 from liars_local.notifier import LocalNotifier
-from liars_local.server import DB_FILE_NAME
-from liars_local.workers import default_workers, refuse_workers
+from liars_local.server import DB_FILE_NAME, PortInUse
+from liars_local.workers import WorkerPool, default_workers, refuse_workers
 
 pytestmark = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX: workers")
 
@@ -412,3 +413,51 @@ def test_sigint_stops_every_worker_and_data_survives_a_restart(tmp_path: Path) -
     finally:
         assert second.stop(signal.SIGTERM) == 0
     assert _wait_for(lambda: not any(_alive(pid) for pid in second.pids), 5)
+
+
+def test_a_burst_of_new_connections_is_spread_over_the_workers(served: Served) -> None:
+    # every game opens its connections at once: one worker must not take them all (with
+    # even odds per connection, all 16 on one worker happens once in 30,000 runs)
+    before = len(served.connected())
+    barrier = threading.Barrier(16)
+    opened: list[ClientConnection] = []
+    failed: list[BaseException] = []
+
+    def open_one() -> None:
+        barrier.wait()
+        try:
+            opened.append(connect(served.url.replace("http", "ws") + "/ws").__enter__())
+        except Exception as err:
+            failed.append(err)
+
+    threads = [threading.Thread(target=open_one) for _ in range(16)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        assert not failed
+        assert _wait_for(lambda: len(served.connected()) >= before + 16), (
+            len(opened),
+            served.lines,
+        )
+        owners = [owner_of(cid) for cid in served.connected()[before:]]
+        assert 0 in owners and 1 in owners, owners
+    finally:
+        for ws in opened:
+            ws.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT sharing: Linux")
+def test_a_port_shared_by_another_server_is_refused_as_taken(tmp_path: Path) -> None:
+    other = socket.socket()
+    other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    other.bind(("127.0.0.1", 0))
+    other.listen(1)
+    port = other.getsockname()[1]
+    try:
+        with pytest.raises(PortInUse, match=f"port {port} in use"):
+            WorkerPool(port=port, workers=2, data_dir=tmp_path).start()
+    finally:
+        other.close()
+    assert not (tmp_path / DB_FILE_NAME).exists()  # refused before anything was set up
