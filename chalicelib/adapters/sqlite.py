@@ -567,15 +567,25 @@ class SqliteStore:
         return expected_version + 1
 
     def _check_version(self, db: sqlite3.Connection, room_id: str, expected_version: int) -> None:
-        """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``."""
+        """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``.
+
+        Only the version is read first (the state, a few KB, only on a conflict): inside the
+        caller's write transaction both reads see the same row.
+        """
+        now_s = self._now_s()
+        found = db.execute(
+            "SELECT version FROM rooms WHERE room_id = ? AND (expires_at IS NULL OR expires_at > ?)",
+            (room_id, now_s),
+        ).fetchone()
+        if found is not None and int(found[0]) == expected_version:
+            return
         row = db.execute(
             "SELECT state, version FROM rooms WHERE room_id = ?"
             " AND (expires_at IS NULL OR expires_at > ?)",
-            (room_id, self._now_s()),
+            (room_id, now_s),
         ).fetchone()
-        if row is None or int(row[1]) != expected_version:
-            current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
-            raise VersionConflict(room_id, expected_version, current)
+        current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
+        raise VersionConflict(room_id, expected_version, current)
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""

@@ -22,6 +22,7 @@ from chalicelib.engine.bot_model import (
     call_bin,
     die_p_milli,
     observe,
+    read_view,
 )
 from chalicelib.engine.dice import ScriptedRoller, SeededRoller
 from chalicelib.engine.model import (
@@ -471,3 +472,59 @@ def test_the_strong_poker_bot_believes_a_claimant_less_once_their_claims_proved_
     after = bots_poker.fitted(memory, "p2", rnd, kept)
     assert after < before - 0.1
     assert memory["pk"]["p1"][5] == 2  # p1 called twice
+
+
+def strong_positions(players: int, dice: int, penalty: str, seed: int) -> list[Any]:
+    """(view, memory) at every strong decision of a bots-only game, as the bot saw them."""
+    seen: list[Any] = []
+    decide = bots.decide
+
+    def spy(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Any) -> Any:
+        seen.append((copy.deepcopy(view), copy.deepcopy(memory)))
+        return decide(view, level, memory, roller)
+
+    room = Room(
+        id="r",
+        host_id="",
+        created_by_guest=True,
+        created_at=0,
+        settings=Settings(starting_dice=dice, penalty=penalty),
+    )
+    room.players = [
+        Player(id=f"p{i}", name=f"Bot {i}", kind="bot", level="strong")
+        for i in range(1, players + 1)
+    ]
+    bots.decide = spy  # type: ignore[assignment]
+    try:
+        game.start_game(room, SeededRoller(seed), 0)
+    finally:
+        bots.decide = decide  # type: ignore[assignment]
+    return seen
+
+
+def scoring(view: dict[str, Any], memory: dict[str, Any]) -> tuple[Any, ...]:
+    """Every candidate raise's cost and the current bid's chance, as a strong bot scores them."""
+    seat = read_view(view)
+    beliefs = bots._Beliefs(seat, memory)
+    costs = [(beliefs.cost(q, f), q, f) for q, f in bots._candidates(seat)]
+    current = beliefs.p_true(*seat.current) if seat.current else None
+    return costs, current, bots.decide(view, "strong", dict(memory), SeededRoller(5))
+
+
+def test_the_shared_scoring_tables_give_what_fresh_ones_give_as_the_game_moves_on() -> None:
+    # The strong bot keeps its scoring tables across decisions (keyed by the values they are
+    # computed from: table size, the next player's learned call rates, the bidder's lean).
+    # As the dice and the learned habits change, what the kept tables give must be what
+    # tables built afresh give, decision after decision.
+    positions = [
+        *strong_positions(3, 5, "discard", 4),
+        *strong_positions(2, 4, "give", 8),
+        *strong_positions(5, 3, "give", 6),
+    ]
+    assert len(positions) > 60
+    assert any(memory.get("o") for _, memory in positions)  # habits were learned on the way
+    for view, memory in positions:
+        kept = scoring(view, memory)
+        bots._plain.cache_clear()
+        bots._lean.cache_clear()
+        assert scoring(view, memory) == kept

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ...bot_model import (
@@ -110,6 +111,172 @@ def _interpolate(rates: tuple[float, ...], probability: float) -> float:
     return rates[i] * (1 - t) + rates[i + 1] * t
 
 
+def _score(
+    lose: float, win: float, carry_on: float, room: float, gain: float, share: float, echo: float
+) -> float:
+    """A raise's cost in dice from its outcome (``strong``'s weights; one formula for all)."""
+    # the echo: they answer one more on our face, and we call that
+    cont = CONT_BASE + CONT_ROOM * room + echo * (room * (1 + gain) - gain)
+    return lose - gain * win + carry_on * share * cont
+
+
+def _extended(head: list[float], total: int) -> list[float]:
+    """A tail table read at ``k + 2 * total + 2``: 1 at and below 0, ``head[k - 1]`` from 1 on.
+
+    ``head`` holds P(at least k) for k = 1, 2, ... up to a value of 0; past it the list reads 0.
+    A bid asks for at most ``total`` dice and we hold at most ``total``, and the next player
+    at most ``total``, so the ``k`` a decision reads lie between ``1 - 2 * total`` and
+    ``total + 1``: the list covers them without a test.
+    """
+    return [1.0] * (2 * total + 3) + head + [0.0] * (total + 2)
+
+
+class _Plain:
+    """What scoring a raise needs when the bid says nothing about the hands it counts on.
+
+    A function of values only: the unseen dice outside the next player's hand, the next
+    player's dice, the dice they see as unseen, their call rates and the weights of a won
+    and a lost challenge. Every decision with the same values shares one (``_plain``, a
+    bounded cache keyed by those values), and each raise's cost is kept per (quantity, dice
+    still needed): faces where we hold as many dice cost the same. Lazily filled; a value
+    computed is the one a fresh computation gives, so the cache cannot change a decision.
+    """
+
+    __slots__ = (
+        "calls",
+        "costs",
+        "dist",
+        "echo",
+        "ext",
+        "gain",
+        "n_next",
+        "off",
+        "rates",
+        "share",
+        "view_next",
+    )
+
+    def __init__(
+        self,
+        p_milli: int,
+        n_next: int,
+        others: int,
+        total: int,
+        rates: tuple[float, ...],
+        players: int,
+        give: bool,
+    ) -> None:
+        self.n_next = n_next
+        self.dist = pmf(n_next, p_milli)
+        self.off = 2 * total + 2
+        self.ext = _extended(list(tail_table(others, p_milli)[1:]), total)
+        """``tail_at(tail_table(others), k)`` at ``k + off``."""
+        self.view_next = tail_table(total - n_next, p_milli)
+        self.rates = rates
+        self.calls: list[float | None] = [None] * (total + n_next + 2)
+        """The next player's call rate for a bid of each quantity (at ``asked + n_next``)."""
+        # What a won challenge is worth against a lost one: under give the winner gains a die;
+        # heads-up the game is zero-sum, so the weight does not change the ranking of options.
+        self.gain = 1.0 if give else (1.0 if players == 2 else 0.25)
+        self.share = 2 / players
+        # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
+        # and the easiest answer is one more on our face, which we then face ourselves.
+        reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
+        self.echo = ECHO * min(max(reluctance, 0.0), 1.0)
+        self.costs: dict[tuple[int, int], float] = {}
+
+    def call(self, asked: int) -> float:
+        """The next player's call rate for a bid of ``asked`` dice (on any face)."""
+        i = asked + self.n_next
+        c = self.calls[i]
+        if c is None:
+            c = _interpolate(self.rates, tail_at(self.view_next, asked))
+            self.calls[i] = c
+        return c
+
+    def cost(self, quantity: int, need: int) -> float:
+        """The cost of raising to ``quantity`` on a face where we still need ``need`` dice."""
+        key = (quantity, need)
+        got = self.costs.get(key)
+        if got is None:
+            lose, win, carry_on, room = self.outcome(self.dist, self.ext, quantity, need)
+            got = _score(lose, win, carry_on, room, self.gain, self.share, self.echo)
+            self.costs[key] = got
+        return got
+
+    def outcome(
+        self, dist: tuple[float, ...], ext: list[float], quantity: int, need: int
+    ) -> tuple[float, float, float, float]:
+        """(P(called and false), P(called and true), P(not called), P(one more is true)).
+
+        The next player holds ``j`` of the face with chance ``dist[j]``; the other unseen dice
+        hold at least ``k`` with chance ``ext[k + off]``.
+        """
+        lose = win = called = room = 0.0
+        base = need + self.off
+        calls = self.calls
+        at = quantity + self.n_next
+        for j, w in enumerate(dist):
+            if w < 1e-9:
+                continue
+            k = base - j
+            true = ext[k]
+            room += w * ext[k + 1]
+            c = calls[at - j]
+            if c is None:
+                c = self.call(quantity - j)
+            called += w * c
+            wc = w * c
+            win += wc * true
+            lose += wc * (1 - true)
+        return lose, win, 1 - called, room
+
+
+@lru_cache(maxsize=256)
+def _plain(
+    p_milli: int,
+    n_next: int,
+    others: int,
+    total: int,
+    rates: tuple[float, ...],
+    players: int,
+    give: bool,
+) -> _Plain:
+    """The shared ``_Plain`` for these values (bounded: the least recently used go first)."""
+    return _Plain(p_milli, n_next, others, total, rates, players, give)
+
+
+class _Lean:
+    """The unseen dice outside the next player's hand when the bidder's hand is among them.
+
+    Our belief about the bidder's dice counting toward their bid face (``dist``) mixed with a
+    plain binomial for the ``rest``: ``ext[k + 2 * total + 2]`` is the chance that at least
+    ``k`` count. Shared by every decision with the same values (``_lean``).
+    """
+
+    __slots__ = ("ext", "off")
+
+    def __init__(self, dist: tuple[float, ...], rest: int, p_milli: int, total: int) -> None:
+        table = tail_table(rest, p_milli)
+        head = [
+            sum(w * tail_at(table, k - i) for i, w in enumerate(dist))
+            for k in range(1, len(dist) + rest + 1)
+        ]
+        # at k = len(dist) + rest every term reads past the table: exactly 0, as the padding
+        self.ext = _extended(head, total)
+        self.off = 2 * total + 2
+
+    def at(self, k: int) -> float:
+        """P(at least ``k`` of these dice count toward the bid face)."""
+        return self.ext[k + self.off]
+
+
+@lru_cache(maxsize=256)
+def _lean(dist: tuple[float, ...], rest: int, p_milli: int, total: int) -> _Lean:
+    """The shared ``_Lean`` for these values (bounded: the least recently used go first)."""
+    return _Lean(dist, rest, p_milli, total)
+
+
 class _Beliefs:
     """Per-decision beliefs: for each face, the next player's count and everyone else's."""
 
@@ -119,46 +286,37 @@ class _Beliefs:
         self.next_id = seat.next_id
         self.n_next = seat.counts.get(seat.next_id or "", 0)
         others = seat.unseen - self.n_next
-        self.plain_next = pmf(self.n_next, p)
+        self.rates = rates = call_rates(memory, seat.next_id)
+        self.plain = _plain(
+            p, self.n_next, others, seat.total, rates, max(seat.players, 2), seat.penalty == "give"
+        )
         self.plain_others = tail_table(others, p)
         self.lean_next: tuple[float, ...] | None = None
-        self.lean_others: dict[int, float] | None = None
-        self.rest: tuple[float, ...] = ()
-        self.bidder_dist: tuple[float, ...] = ()
+        self.lean: _Lean | None = None
+        self.lean_face = 0
+        """The face of the current bid when the bid tells us about the bidder's hand (else 0)."""
         bidder = seat.bidder
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
             dist = bidder_pmf(memory, bidder, n_b, p)
+            assert seat.current is not None  # a bidder made the current bid
+            self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
             else:
-                self.bidder_dist = dist
-                self.rest = tail_table(others - n_b, p)
-                self.lean_others = {}
-        self.rates = call_rates(memory, seat.next_id)
-        self.view_next = tail_table(seat.total - self.n_next, p)
-        self._call_at: dict[int, float] = {}
-        """The next player's call rate for a bid of each quantity (on any face), once computed."""
+                self.lean = _lean(dist, others - n_b, p, seat.total)
 
     def others_at_least(self, face: int, k: int) -> float:
         """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
-        cur = self.seat.current
-        if self.lean_others is None or cur is None or face != cur[1]:
+        if self.lean is None or face != self.lean_face:
             return tail_at(self.plain_others, k)
-        if k <= 0:
-            return 1.0
-        got = self.lean_others.get(k)
-        if got is None:
-            got = sum(w * tail_at(self.rest, k - i) for i, w in enumerate(self.bidder_dist))
-            self.lean_others[k] = got
-        return got
+        return self.lean.at(k)
 
     def next_dist(self, face: int) -> tuple[float, ...]:
         """Our belief about how many of the next player's dice count toward ``face``."""
-        cur = self.seat.current
-        if self.lean_next is not None and cur is not None and face == cur[1]:
+        if self.lean_next is not None and face == self.lean_face:
             return self.lean_next
-        return self.plain_next
+        return self.plain.dist
 
     def p_true(self, quantity: int, face: int) -> float:
         """Chance that at least ``quantity`` dice in play count toward ``face``."""
@@ -172,35 +330,18 @@ class _Beliefs:
     def raise_outcome(self, quantity: int, face: int) -> tuple[float, float, float, float]:
         """(P(called and false), P(called and true), P(not called), P(one more is true))."""
         need = quantity - self.seat.mine[face]
-        lose = win = calls = room = 0.0
-        cur = self.seat.current
-        # The same values as ``others_at_least`` and ``_interpolate`` (pure per decision), read
-        # from tables and per-decision caches: the sums below keep their order and operands.
-        lean = self.lean_others is not None and cur is not None and face == cur[1]
-        plain = self.plain_others
-        size = len(plain)
-        call_at = self._call_at
-        for j, w in enumerate(self.next_dist(face)):
-            if w < 1e-9:
-                continue
-            k = need - j
-            if lean:
-                true = self.others_at_least(face, k)
-                more = self.others_at_least(face, k + 1)
-            else:
-                true = 1.0 if k <= 0 else (plain[k] if k < size else 0.0)
-                k1 = k + 1
-                more = 1.0 if k1 <= 0 else (plain[k1] if k1 < size else 0.0)
-            room += w * more
-            asked = quantity - j
-            c = call_at.get(asked)
-            if c is None:
-                c = _interpolate(self.rates, tail_at(self.view_next, asked))
-                call_at[asked] = c
-            calls += w * c
-            win += w * c * true
-            lose += w * c * (1 - true)
-        return lose, win, 1 - calls, room
+        plain = self.plain
+        if self.lean is not None and face == self.lean_face:
+            return plain.outcome(plain.dist, self.lean.ext, quantity, need)
+        return plain.outcome(self.next_dist(face), plain.ext, quantity, need)
+
+    def cost(self, quantity: int, face: int) -> float:
+        """What raising to ``quantity`` on ``face`` costs us, in dice (``strong``'s scoring)."""
+        if face != self.lean_face:
+            return self.plain.cost(quantity, quantity - self.seat.mine[face])
+        plain = self.plain
+        lose, win, carry_on, room = self.raise_outcome(quantity, face)
+        return _score(lose, win, carry_on, room, plain.gain, plain.share, plain.echo)
 
 
 def _candidates(seat: Seat) -> list[tuple[int, int]]:
@@ -271,25 +412,10 @@ def _pick(weighted: list[tuple[int, int, int]], roller: Roller) -> tuple[int, in
 def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
     beliefs = _Beliefs(seat, memory)
-    players = max(seat.players, 2)
-    give = seat.penalty == "give"
-    # What a won challenge is worth against a lost one: under give the winner gains a die;
-    # heads-up the game is zero-sum, so the weight does not change the ranking of options.
-    gain = 1.0 if give else (1.0 if players == 2 else 0.25)
-    share = 2 / players
-    # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
-    # and the easiest answer is one more on our face, which we then face ourselves.
-    rates = beliefs.rates
-    reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
-    echo = ECHO * min(max(reluctance, 0.0), 1.0)
-    scored: list[tuple[float, int, int]] = []
-    for q, f in _candidates(seat):
-        lose, win, carry_on, room = beliefs.raise_outcome(q, f)
-        # the echo: they answer one more on our face, and we call that
-        cont = CONT_BASE + CONT_ROOM * room + echo * (room * (1 + gain) - gain)
-        cost = lose - gain * win + carry_on * share * cont
-        scored.append((cost, q, f))
+    cost = beliefs.cost
+    scored = [(cost(q, f), q, f) for q, f in _candidates(seat)]
     if seat.current is not None:
+        gain = beliefs.plain.gain
         p_true = beliefs.p_true(*seat.current)
         if not scored or p_true - gain * (1 - p_true) <= _best(scored)[0]:
             return _liar(seat)
