@@ -265,6 +265,7 @@ class WorkerPool:
         self._lifeline: tuple[int, int] | None = None
         self._workers: dict[int, _Worker] = {}
         self.restarts = 0
+        self._saved_signals: dict[int, Any] = {}
 
     @property
     def db_path(self) -> Path | None:
@@ -288,7 +289,14 @@ class WorkerPool:
         """Bind, prepare the data folder, start every worker and wait until all are ready.
 
         Raises PortInUse when the port is taken, WorkerFailed when a worker cannot start.
+        From here to ``stop()``, SIGINT and SIGTERM raise KeyboardInterrupt in the main
+        thread, even where SIGINT was ignored when the program started (a background job of
+        a shell: uvicorn, serving one process, also installs its own handlers).
         """
+        if threading.current_thread() is threading.main_thread():
+            self._saved_signals = {
+                sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGINT, signal.SIGTERM)
+            }
         try:
             self._start()
         except BaseException:
@@ -415,14 +423,12 @@ class WorkerPool:
 
     def run(self) -> None:
         """Supervise until Ctrl-C or SIGTERM (or a worker that cannot start), then stop."""
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             while True:
                 self._poll(1.0)
         except KeyboardInterrupt:
             pass
         finally:
-            signal.signal(signal.SIGTERM, previous)
             self.stop()
 
     def stop(self) -> None:
@@ -457,6 +463,9 @@ class WorkerPool:
         if self._own_data_dir is not None:
             self._own_data_dir.cleanup()
             self._own_data_dir = None
+        saved, self._saved_signals = self._saved_signals, {}
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
     def __enter__(self) -> WorkerPool:
         return self.start()

@@ -73,7 +73,7 @@ def _wait_for(condition: Any, seconds: float = 15.0) -> bool:
 class Served:
     """``python -m liars_local serve --workers N --port 0`` in a subprocess, its output read."""
 
-    def __init__(self, data: Path, workers: int = 2) -> None:
+    def __init__(self, data: Path, workers: int = 2, *, sigint_ignored: bool = False) -> None:
         self.data = data
         env = {**os.environ, "BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"}
         self.process = subprocess.Popen(
@@ -86,6 +86,10 @@ class Served:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # as a shell starts a background job: Python then keeps SIGINT ignored
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            if sigint_ignored
+            else None,
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -113,7 +117,11 @@ class Served:
     def stop(self, sig: int = signal.SIGINT) -> int:
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        code = self.process.wait(30)
+        try:
+            code = self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # its workers see the supervisor gone and stop
+            raise
         self._reader.join(5)
         return code
 
@@ -390,7 +398,7 @@ def test_a_killed_worker_is_started_again_and_its_subscriptions_are_forgotten(
 
 
 def test_sigint_stops_every_worker_and_data_survives_a_restart(tmp_path: Path) -> None:
-    first = Served(tmp_path)
+    first = Served(tmp_path, sigint_ignored=True)  # stops all the same
     token = _ok(
         httpx.post(f"{first.url}/auth/register", json={"username": "Alice", "password": PASSWORD}),
         201,
