@@ -49,7 +49,14 @@ import uvicorn
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
-from liars_local.server import DB_FILE_NAME, LocalServer, PortInUse, load_or_create_secret
+from liars_local.server import (
+    DB_FILE_NAME,
+    LocalServer,
+    PortInUse,
+    load_or_create_secret,
+    local_environment,
+    local_store,
+)
 
 log = logging.getLogger(__name__)
 
@@ -310,11 +317,7 @@ class WorkerPool:
         if self.storage == "sqlite" and self.data_dir is None:
             self._own_data_dir = tempfile.TemporaryDirectory("-liars")
             self.data_dir = Path(self._own_data_dir.name)
-        if self.data_dir is not None:
-            # made and migrated here, once, so that no two workers race to do it
-            load_or_create_secret(self.data_dir)
-        if self.db_path is not None:
-            SqliteStore(self.db_path).close()
+        self._prepare_storage()
         self._runtime_dir = tempfile.mkdtemp(prefix="liars-dice-")
         self._lifeline = os.pipe()
         for index in range(self.workers):
@@ -324,6 +327,20 @@ class WorkerPool:
             self._poll(deadline - time.monotonic())
             if time.monotonic() > deadline:
                 raise WorkerFailed("the workers did not start in time")
+
+    def _prepare_storage(self) -> None:
+        """Make the token secret and migrate the SQLite file (or create the DynamoDB table)
+        here, once, so that no two workers race to do it (a worker that found the table
+        being created would otherwise serve before it is ready)."""
+        secret = None if self.data_dir is None else load_or_create_secret(self.data_dir)
+        if self.db_path is not None:
+            SqliteStore(self.db_path).close()
+        elif self.storage == "dynamodb":
+            with local_environment(
+                self.dynamodb_endpoint, embedded_moto=False, token_secret=secret
+            ):
+                store: Any = local_store(None)  # a DynamoStore
+                store.ensure_table()
 
     def _listen(self) -> list[socket.socket]:
         """The listening sockets: one shared by all workers, or on Linux one per worker.

@@ -25,6 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from chalicelib.adapters.sqlite import WRITER_LOCK_SUFFIX, SqliteStore
 from chalicelib.ports import VersionConflict
+from liars_local import workers as workers_module
 from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel, owner_of
 from liars_local.cli import main
 from liars_local.notifier import LocalNotifier
@@ -469,3 +470,22 @@ def test_a_port_shared_by_another_server_is_refused_as_taken(tmp_path: Path) -> 
     finally:
         other.close()
     assert not (tmp_path / DB_FILE_NAME).exists()  # refused before anything was set up
+
+
+def test_the_supervisor_creates_the_dynamodb_table_once_before_any_worker_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str | None, str | None]] = []
+
+    class Table:
+        def ensure_table(self) -> None:
+            made.append((os.environ.get("DYNAMODB_ENDPOINT"), os.environ.get("TABLE_NAME")))
+
+    monkeypatch.setattr(workers_module, "local_store", lambda db_path: Table())
+    pool = WorkerPool(
+        workers=2, storage="dynamodb", data_dir=tmp_path, dynamodb_endpoint="http://db:8000"
+    )
+    pool._prepare_storage()
+    assert made == [("http://db:8000", "liars-lies-local")]
+    assert os.environ.get("DYNAMODB_ENDPOINT") is None  # the environment is put back
+    assert (tmp_path / "token-secret").is_file()
