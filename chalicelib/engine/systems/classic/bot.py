@@ -246,6 +246,34 @@ def _plain(
     return _Plain(p_milli, n_next, others, total, rates, players, give)
 
 
+class _Costs:
+    """Raise costs on the bid face for one belief about the bidder's hand, per shared ``_Plain``.
+
+    Kept by (``_Plain``, quantity, dice still needed); the ``_Plain`` objects are held, so a
+    key never stands for another one. At most 64 of them: then it starts again.
+    """
+
+    __slots__ = ("by_plain",)
+
+    def __init__(self) -> None:
+        self.by_plain: dict[_Plain, dict[tuple[int, int], float]] = {}
+
+    def of(self, plain: _Plain) -> dict[tuple[int, int], float]:
+        """The costs kept for ``plain``."""
+        got = self.by_plain.get(plain)
+        if got is None:
+            if len(self.by_plain) >= 64:
+                self.by_plain.clear()
+            got = self.by_plain[plain] = {}
+        return got
+
+
+@lru_cache(maxsize=256)
+def _next_costs(dist: tuple[float, ...]) -> _Costs:
+    """The bid face's costs when the next player made the bid and we believe ``dist`` of it."""
+    return _Costs()
+
+
 class _Lean:
     """The unseen dice outside the next player's hand when the bidder's hand is among them.
 
@@ -254,9 +282,10 @@ class _Lean:
     ``k`` count. Shared by every decision with the same values (``_lean``).
     """
 
-    __slots__ = ("ext", "off")
+    __slots__ = ("costs", "ext", "off")
 
     def __init__(self, dist: tuple[float, ...], rest: int, p_milli: int, total: int) -> None:
+        self.costs = _Costs()
         table = tail_table(rest, p_milli)
         head = [
             sum(w * tail_at(table, k - i) for i, w in enumerate(dist))
@@ -295,6 +324,8 @@ class _Beliefs:
         self.lean: _Lean | None = None
         self.lean_face = 0
         """The face of the current bid when the bid tells us about the bidder's hand (else 0)."""
+        self.lean_costs: dict[tuple[int, int], float] = {}
+        """Raise costs on ``lean_face`` by (quantity, dice still needed), shared by value."""
         bidder = seat.bidder
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
@@ -303,8 +334,10 @@ class _Beliefs:
             self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
+                self.lean_costs = _next_costs(dist).of(self.plain)
             else:
                 self.lean = _lean(dist, others - n_b, p, seat.total)
+                self.lean_costs = self.lean.costs.of(self.plain)
 
     def others_at_least(self, face: int, k: int) -> float:
         """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
@@ -337,11 +370,17 @@ class _Beliefs:
 
     def cost(self, quantity: int, face: int) -> float:
         """What raising to ``quantity`` on ``face`` costs us, in dice (``strong``'s scoring)."""
-        if face != self.lean_face:
-            return self.plain.cost(quantity, quantity - self.seat.mine[face])
+        need = quantity - self.seat.mine[face]
         plain = self.plain
-        lose, win, carry_on, room = self.raise_outcome(quantity, face)
-        return _score(lose, win, carry_on, room, plain.gain, plain.share, plain.echo)
+        if face != self.lean_face:
+            return plain.cost(quantity, need)
+        key = (quantity, need)
+        got = self.lean_costs.get(key)
+        if got is None:
+            lose, win, carry_on, room = self.raise_outcome(quantity, face)
+            got = _score(lose, win, carry_on, room, plain.gain, plain.share, plain.echo)
+            self.lean_costs[key] = got
+        return got
 
 
 def _candidates(seat: Seat) -> list[tuple[int, int]]:
@@ -409,11 +448,36 @@ def _pick(weighted: list[tuple[int, int, int]], roller: Roller) -> tuple[int, in
     raise AssertionError("unreachable: the draw is below the total weight")
 
 
+def _scored(seat: Seat, beliefs: _Beliefs) -> list[tuple[float, int, int]]:
+    """``_candidates`` in their order, each as (cost, quantity, face): ``beliefs.cost`` inlined."""
+    plain = beliefs.plain
+    costs = plain.costs
+    lean_face = beliefs.lean_face
+    mine = seat.mine
+    cur = seat.current
+    total = seat.total
+    unseen_p = seat.unseen * (seat.p_milli / 1000)
+    out: list[tuple[float, int, int]] = []
+    for face in range(1, 7):
+        low = 1 if cur is None else (cur[0] if face > cur[1] else cur[0] + 1)
+        m = mine[face]
+        high = min(total, max(low + 2, round(m + unseen_p) + 1), low + 6)
+        if face == lean_face:
+            for q in range(low, high + 1):
+                out.append((beliefs.cost(q, face), q, face))
+            continue
+        for q in range(low, high + 1):
+            c = costs.get((q, q - m))
+            if c is None:
+                c = plain.cost(q, q - m)
+            out.append((c, q, face))
+    return out
+
+
 def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
     beliefs = _Beliefs(seat, memory)
-    cost = beliefs.cost
-    scored = [(cost(q, f), q, f) for q, f in _candidates(seat)]
+    scored = _scored(seat, beliefs)
     if seat.current is not None:
         gain = beliefs.plain.gain
         p_true = beliefs.p_true(*seat.current)
