@@ -398,13 +398,19 @@ def _candidates(seat: Seat) -> list[tuple[int, int]]:
 def _best(scored: list[tuple[float, int, int]]) -> tuple[float, int, int]:
     """The cheapest raise; the first in candidate order among (near-)exact ties."""
     best = scored[0]
+    limit = best[0] - 1e-12
     for c in scored:
-        if c[0] < best[0] - 1e-12:
+        if c[0] < limit:
             best = c
+            limit = c[0] - 1e-12
     return best
 
 
-def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, int, int]]:
+def _weigh(
+    seat: Seat,
+    scored: list[tuple[float, int, int]],
+    best: tuple[float, int, int] | None = None,
+) -> list[tuple[int, int, int]]:
     """Integer weights for a mixed choice among raises: the best first, then near-best, a bluff.
 
     The best raise (first of the cheapest, in candidate order) weighs ``MIX_BEST``; every other
@@ -412,23 +418,28 @@ def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, 
     and the cheapest raise on a face we hold none of is added as a cheap bluff when its gap is
     within ``BLUFF_MARGIN`` and we have more than one die left (a lost bluff on the last die is
     the game). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
+    ``best`` is ``_best(scored)`` when the caller has it already.
     """
-    best = _best(scored)
-    out = [(MIX_BEST, best[1], best[2])]
+    if best is None:
+        best = _best(scored)
+    low, bq, bf = best
+    out = [(MIX_BEST, bq, bf)]
     bluff: tuple[float, int, int] | None = None
+    mine = seat.mine
+    exp = math.exp
     for cost, q, f in scored:
-        if (q, f) == (best[1], best[2]):
+        if q == bq and f == bf:
             continue
-        gap = cost - best[0]
+        gap = cost - low
         if gap <= MIX_MARGIN:
-            w = round(MIX_NEAR * math.exp(-gap / MIX_TEMPERATURE))
+            w = round(MIX_NEAR * exp(-gap / MIX_TEMPERATURE))
             if w > 0:
                 out.append((w, q, f))
                 continue
-        if seat.mine[f] == 0 and (bluff is None or cost < bluff[0]):
+        if mine[f] == 0 and (bluff is None or cost < bluff[0]):
             bluff = (cost, q, f)
-    if bluff is not None and len(seat.own) > 1 and seat.mine[best[2]] > 0:
-        gap = bluff[0] - best[0]
+    if bluff is not None and len(seat.own) > 1 and mine[bf] > 0:
+        gap = bluff[0] - low
         if gap <= BLUFF_MARGIN:
             w = round(BLUFF_WEIGHT * math.exp(-gap / BLUFF_TEMPERATURE))
             if w > 0:
@@ -478,12 +489,13 @@ def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
     beliefs = _Beliefs(seat, memory)
     scored = _scored(seat, beliefs)
+    best = _best(scored) if scored else None
     if seat.current is not None:
         gain = beliefs.plain.gain
         p_true = beliefs.p_true(*seat.current)
-        if not scored or p_true - gain * (1 - p_true) <= _best(scored)[0]:
+        if best is None or p_true - gain * (1 - p_true) <= best[0]:
             return _liar(seat)
-    return _bid(seat, *_pick(_weigh(seat, scored), roller))
+    return _bid(seat, *_pick(_weigh(seat, scored, best), roller))
 
 
 def medium(seat: Seat) -> Action:
