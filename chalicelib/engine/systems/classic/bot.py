@@ -279,25 +279,37 @@ class _Lean:
 
     Our belief about the bidder's dice counting toward their bid face (``dist``) mixed with a
     plain binomial for the ``rest``: ``ext[k + 2 * total + 2]`` is the chance that at least
-    ``k`` count. Shared by every decision with the same values (``_lean``).
+    ``k`` count, filled for the ``k`` a decision asks (``fill``; -1 until then). Shared by every
+    decision with the same values (``_lean``).
     """
 
-    __slots__ = ("costs", "ext", "off")
+    __slots__ = ("costs", "dist", "ext", "off", "rext", "top")
 
     def __init__(self, dist: tuple[float, ...], rest: int, p_milli: int, total: int) -> None:
         self.costs = _Costs()
-        table = tail_table(rest, p_milli)
-        head = [
-            sum(w * tail_at(table, k - i) for i, w in enumerate(dist))
-            for k in range(1, len(dist) + rest + 1)
-        ]
-        # at k = len(dist) + rest every term reads past the table: exactly 0, as the padding
-        self.ext = _extended(head, total)
+        self.dist = dist
         self.off = 2 * total + 2
+        self.rext = _extended(list(tail_table(rest, p_milli)[1:]), total)
+        """``tail_at(tail_table(rest), k)`` at ``k + off``."""
+        self.top = len(dist) + rest
+        # at k = top every term reads past the rest's table: exactly 0, as the padding after it
+        self.ext = _extended([-1.0] * self.top, total)
+
+    def fill(self, lo: int, hi: int) -> None:
+        """Compute P(at least ``k``) for every ``k`` in ``lo..hi`` not computed yet."""
+        ext, rext, dist, off = self.ext, self.rext, self.dist, self.off
+        for k in range(max(lo, 1), min(hi, self.top) + 1):
+            b = k + off
+            if ext[b] < 0:
+                ext[b] = sum(w * rext[b - i] for i, w in enumerate(dist))
 
     def at(self, k: int) -> float:
         """P(at least ``k`` of these dice count toward the bid face)."""
-        return self.ext[k + self.off]
+        got = self.ext[k + self.off]
+        if got < 0:
+            self.fill(k, k)
+            got = self.ext[k + self.off]
+        return got
 
 
 @lru_cache(maxsize=256)
@@ -365,6 +377,7 @@ class _Beliefs:
         need = quantity - self.seat.mine[face]
         plain = self.plain
         if self.lean is not None and face == self.lean_face:
+            self.lean.fill(need - plain.n_next, need + 1)
             return plain.outcome(plain.dist, self.lean.ext, quantity, need)
         return plain.outcome(self.next_dist(face), plain.ext, quantity, need)
 
