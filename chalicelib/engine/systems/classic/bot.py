@@ -250,7 +250,8 @@ class _Costs:
     """Raise costs on the bid face for one belief about the bidder's hand, per shared ``_Plain``.
 
     Kept by (``_Plain``, quantity, dice still needed); the ``_Plain`` objects are held, so a
-    key never stands for another one. At most 64 of them: then it starts again.
+    key never stands for another one. At most 8 of them (a belief about a bidder meets few
+    tables: one per table size and next player's habits), then it starts again.
     """
 
     __slots__ = ("by_plain",)
@@ -262,7 +263,7 @@ class _Costs:
         """The costs kept for ``plain``."""
         got = self.by_plain.get(plain)
         if got is None:
-            if len(self.by_plain) >= 64:
+            if len(self.by_plain) >= 8:
                 self.by_plain.clear()
             got = self.by_plain[plain] = {}
         return got
