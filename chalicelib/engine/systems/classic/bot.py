@@ -131,6 +131,21 @@ def _extended(head: list[float], total: int) -> list[float]:
     return [1.0] * (2 * total + 3) + head + [0.0] * (total + 2)
 
 
+_PRIOR_LOW_CALLS = sum(DEFAULT_CALL_RATE[:3])
+"""The prior call rates in the three lower bins, summed (``_Plain``'s echo)."""
+
+
+@lru_cache(maxsize=256)
+def _table(
+    p_milli: int, n_next: int, others: int, total: int
+) -> tuple[tuple[float, ...], list[float], tuple[float, ...]]:
+    """The next player's binomial, the other unseen dice's tail (``_extended``) and the tail of
+    the dice the next player sees as unseen: what ``_Plain`` needs of the table alone."""
+    dist = pmf(n_next, p_milli)
+    ext = _extended(list(tail_table(others, p_milli)[1:]), total)
+    return dist, ext, tail_table(total - n_next, p_milli)
+
+
 class _Plain:
     """What scoring a raise needs when the bid says nothing about the hands it counts on.
 
@@ -167,11 +182,9 @@ class _Plain:
         give: bool,
     ) -> None:
         self.n_next = n_next
-        self.dist = pmf(n_next, p_milli)
+        self.dist, self.ext, self.view_next = _table(p_milli, n_next, others, total)
+        """``ext``: ``tail_at(tail_table(others), k)`` at ``k + off`` (read only)."""
         self.off = 2 * total + 2
-        self.ext = _extended(list(tail_table(others, p_milli)[1:]), total)
-        """``tail_at(tail_table(others), k)`` at ``k + off``."""
-        self.view_next = tail_table(total - n_next, p_milli)
         self.rates = rates
         self.calls: list[float | None] = [None] * (total + n_next + 2)
         """The next player's call rate for a bid of each quantity (at ``asked + n_next``)."""
@@ -181,7 +194,7 @@ class _Plain:
         self.share = 2 / players
         # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
         # and the easiest answer is one more on our face, which we then face ourselves.
-        reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
+        reluctance = 1 - sum(rates[:3]) / _PRIOR_LOW_CALLS
         self.echo = ECHO * min(max(reluctance, 0.0), 1.0)
         self.costs: dict[tuple[int, int], float] = {}
 
