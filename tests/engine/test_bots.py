@@ -533,6 +533,7 @@ def test_the_shared_scoring_tables_give_what_fresh_ones_give_as_the_game_moves_o
 def clear_bot_caches() -> None:
     """Forget every table the strong bot keeps across decisions."""
     for cache in (
+        bots._table,
         bots._plain,
         bots._lean,
         bots._next_costs,
