@@ -49,6 +49,14 @@ def _parser() -> argparse.ArgumentParser:
         help="keep everything in the DynamoDB at this endpoint (real AWS, DynamoDB Local or "
         "another compatible server) instead",
     )
+    serve.add_argument(
+        "--workers",
+        metavar="N",
+        type=int,
+        default=None,
+        help="worker processes serving the one port (default: one per CPU, at most 4, on "
+        "SQLite and DynamoDB; 1 on moto and on Windows)",
+    )
     return parser
 
 
@@ -60,11 +68,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from liars_local.server import LocalServer, PortInUse, default_data_dir
+    from liars_local.workers import default_workers, refuse_workers
 
     storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")
+    workers = default_workers(storage) if args.workers is None else args.workers
+    refused = refuse_workers(storage, workers)
+    if refused:
+        parser.error(refused)
     data_dir = None
     if storage != "moto":
         data_dir = (args.data or default_data_dir()).expanduser().resolve()
+    if workers > 1:
+        return _serve_workers(args, storage, data_dir, workers)
     server = LocalServer(
         args.host,
         args.port,
@@ -77,19 +92,75 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PortInUse as err:
         print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
         return 1
-    host = f"[{server.host}]" if ":" in server.host else server.host
+    _print_banner(server.url, storage, server.db_path, data_dir, args.dynamodb_endpoint)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run_prepared()
+    print("Stopped.", flush=True)
+    return 0
+
+
+def _print_banner(
+    url: str,
+    storage: str,
+    db_path: Path | None,
+    data_dir: Path | None,
+    endpoint: str | None,
+    workers: str | None = None,
+) -> None:
     if storage == "sqlite":
-        where = f"SQLite at {server.db_path}"
+        where = f"SQLite at {db_path}"
     elif storage == "moto":
         where = "embedded moto (in memory, lost on exit)"
     else:
-        where = f"DynamoDB at {args.dynamodb_endpoint}"
-    print(f"Liar's Lies is running: open http://{host}:{server.port}/", flush=True)
+        where = f"DynamoDB at {endpoint}"
+    print(f"Liar's Lies is running: open {url}/", flush=True)
     print(f"Storage: {where}. Press Ctrl-C to stop.", flush=True)
     if data_dir is not None:
         print(f"Data folder: {data_dir}", flush=True)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run_prepared()
+    if workers is not None:
+        print(workers, flush=True)
+
+
+def _serve_workers(
+    args: argparse.Namespace, storage: str, data_dir: Path | None, workers: int
+) -> int:
+    """Serve with ``workers`` processes on one port (liars_local.workers)."""
+    from liars_local.server import PortInUse
+    from liars_local.workers import WorkerFailed, WorkerPool
+
+    pool = WorkerPool(
+        args.host,
+        args.port,
+        workers=workers,
+        storage=storage,
+        data_dir=data_dir,
+        dynamodb_endpoint=args.dynamodb_endpoint,
+    )
+    try:
+        pool.start()
+    except PortInUse as err:
+        print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
+        return 1
+    except WorkerFailed as err:
+        print(f"liars-dice: {err}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        print("Stopped.", flush=True)
+        return 0
+    pids = " ".join(str(pid) for _, pid in sorted(pool.pids().items()))
+    _print_banner(
+        pool.url,
+        storage,
+        pool.db_path,
+        data_dir,
+        args.dynamodb_endpoint,
+        workers=f"Workers: {workers} processes (pids {pids}).",
+    )
+    try:
+        pool.run()
+    except WorkerFailed as err:
+        print(f"liars-dice: {err}", file=sys.stderr, flush=True)
+        return 1
     print("Stopped.", flush=True)
     return 0
 

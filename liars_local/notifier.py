@@ -3,18 +3,27 @@
 Handlers run in worker threads; a push is queued onto the event loop and written by one
 writer task per connection, so messages keep their order and the handler never waits on
 the network. An unknown or closed connection answers False, like a 410 from API Gateway.
+
+With several worker processes (``liars-dice serve --workers N``) each worker's notifier has
+a ``PushChannel`` (``liars_local.channel``): connection ids name the worker that holds them,
+and a push to another worker's connection goes over the channel (see there for what a
+push to a gone connection then does).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
+import secrets
 import threading
 from typing import Any
 
 from starlette.websockets import WebSocket
+
+from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +56,18 @@ class LocalNotifier:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._connections: dict[str, _Connection] = {}
+        self.channel: PushChannel | None = None
+
+    def new_connection_id(self) -> str:
+        """A fresh connection id (naming this worker when there are several)."""
+        prefix = "" if self.channel is None else self.channel.prefix
+        return prefix + base64.urlsafe_b64encode(secrets.token_bytes(12)).decode()
+
+    def deliver(self, op: int, connection_id: str, text: str) -> bool:
+        """A frame from another worker for one of this worker's connections: push or close."""
+        if op == OP_CLOSE:
+            return self._close_local(connection_id)
+        return self._send_local(connection_id, text)
 
     async def register(self, connection_id: str, websocket: WebSocket) -> None:
         """Make an accepted WebSocket reachable as ``connection_id`` (call on the loop)."""
@@ -70,7 +91,14 @@ class LocalNotifier:
                 conn.writer.cancel()
 
     def is_connected(self, connection_id: str) -> bool:
-        """Whether ``connection_id`` is a live connection."""
+        """Whether ``connection_id`` is a live connection.
+
+        For another worker's connection: whether that worker is alive (asking it would cost
+        a round trip; the project itself never asks, only Chalice's ``websocket_api.info``).
+        """
+        channel = self.channel
+        if channel is not None and (owner := channel.owner(connection_id)) is not None:
+            return channel.reachable(owner)
         with self._lock:
             conn = self._connections.get(connection_id)
         return conn is not None and conn.open
@@ -81,6 +109,12 @@ class LocalNotifier:
 
     def send_text(self, connection_id: str, text: str) -> bool:
         """Queue one text frame; False when the connection is unknown or closed."""
+        channel = self.channel
+        if channel is not None and (owner := channel.owner(connection_id)) is not None:
+            return channel.forward(owner, OP_SEND, connection_id, text)
+        return self._send_local(connection_id, text)
+
+    def _send_local(self, connection_id: str, text: str) -> bool:
         with self._lock:
             conn = self._connections.get(connection_id)
         if conn is None or not conn.open or conn.loop.is_closed():
@@ -93,6 +127,12 @@ class LocalNotifier:
 
     def close(self, connection_id: str) -> bool:
         """Close a connection from the server side after its queued frames; False when gone."""
+        channel = self.channel
+        if channel is not None and (owner := channel.owner(connection_id)) is not None:
+            return channel.forward(owner, OP_CLOSE, connection_id)
+        return self._close_local(connection_id)
+
+    def _close_local(self, connection_id: str) -> bool:
         with self._lock:
             conn = self._connections.get(connection_id)
         if conn is None or not conn.open or conn.loop.is_closed():

@@ -26,6 +26,8 @@ import json
 import logging
 import os
 import pkgutil
+import queue
+import re
 import secrets
 import socket
 import sys
@@ -34,19 +36,18 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 import uvicorn
 from chalice.app import Chalice
 from chalice.config import Config
 from chalice.local import LambdaContext, LocalGateway, LocalGatewayException
-from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.datastructures import URL
 from starlette.responses import FileResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from chalicelib import wiring
@@ -246,11 +247,20 @@ def _thread_local_requests(chalice_app: Chalice) -> Iterator[None]:
         chalice_app.__class__ = original
 
 
+#: A path Chalice's route matcher (``urllib.parse.urlparse``) reads in its own way: a
+#: leading ``//`` (a host), ``;`` (parameters), ``#`` (a fragment), tabs and line breaks.
+_PARSED_SPECIALLY = re.compile(r"^//|^[^/]|[;#\t\r\n]")
+
+
 class _Gateway(LocalGateway):
-    """Chalice's ``LocalGateway``, with the Lambda context's settings read from the config once.
+    """Chalice's ``LocalGateway``, doing the same for less CPU per request.
 
     Chalice looks up the function name, memory size and timeout through its layered config
-    for every request; they cannot change while the server runs.
+    for every request (they cannot change while the server runs), and matches a path by
+    parsing it as a URL and trying every route in turn. ``answer`` builds the same event
+    with the same route-matching rule over only the routes of the path's length; whatever is
+    unusual (no route, CORS preflight, a path ``urlparse`` reads specially) goes through
+    Chalice's own ``handle_request``.
     """
 
     def __init__(self, app_object: Chalice, config: Config) -> None:
@@ -262,9 +272,155 @@ class _Gateway(LocalGateway):
             "max_runtime_ms": (self.MAX_LAMBDA_EXECUTION_TIME if timeout is None else timeout)
             * 1000,
         }
+        # RouteMatcher's order (sorted), grouped by the number of parts: a route of another
+        # length never matches, nor captures anything on the way.
+        self._routes_by_length: dict[int, list[tuple[str, list[tuple[bool, str]]]]] = {}
+        for route in sorted(app_object.routes):
+            parts = route.split("/")
+            pattern = [
+                (True, p[1:-1]) if p.startswith("{") and p.endswith("}") else (False, p)
+                for p in parts
+            ]
+            self._routes_by_length.setdefault(len(parts), []).append((route, pattern))
+        self._binary = self._app_object.api.binary_types
 
     def _generate_lambda_context(self) -> LambdaContext:
         return LambdaContext(**self._context_args)
+
+    def answer(
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        body: bytes | None,
+        source_ip: str,
+    ) -> dict[str, Any]:
+        """What ``handle_request`` answers, with ``source_ip`` as the event's sourceIp.
+
+        ``headers`` must have lower-case names (ASGI's). Raises ``LocalGatewayException``
+        as ``handle_request`` does.
+        """
+        event = (
+            None
+            if _PARSED_SPECIALLY.search(path)
+            else self._event(method, path, headers, body, source_ip)
+        )
+        if event is None or (
+            method == "OPTIONS" and not self._has_user_defined_options_method(event)
+        ):
+            # Chalice's own way: its 403 for no route, its CORS preflight answer.
+            self.event_converter.LOCAL_SOURCE_IP = source_ip
+            found: dict[str, Any] = self.handle_request(
+                method=method, path=path, headers=headers, body=body
+            )
+            return found
+        context = self._generate_lambda_context()
+        event, context = self._authorizer.authorize(path, event, context)
+        response: dict[str, Any] = self._app_object(event, context)
+        return response
+
+    def _event(
+        self, method: str, path: str, headers: dict[str, str], body: bytes | None, source_ip: str
+    ) -> dict[str, Any] | None:
+        """``LambdaEventConverter.create_lambda_event``'s event; None when no route matches."""
+        url_path, _, query = path.partition("?")
+        match_path = url_path[:-1] if url_path != "/" and url_path.endswith("/") else url_path
+        parts = match_path.split("/")
+        captured: dict[str, str] = {}
+        for route, pattern in self._routes_by_length.get(len(parts), ()):
+            for part, (capture, name) in zip(parts, pattern, strict=True):
+                if capture:
+                    captured[name] = part
+                elif part != name:
+                    break
+            else:
+                resource = route
+                break
+        else:
+            return None
+        event: dict[str, Any] = {
+            "requestContext": {
+                "httpMethod": method,
+                "resourcePath": resource,
+                "identity": {"sourceIp": source_ip},
+                "path": url_path,
+            },
+            "headers": headers,
+            "pathParameters": captured,
+            "stageVariables": {},
+            "multiValueQueryStringParameters": (
+                parse_qs(query, keep_blank_values=True) or None if query else None
+            ),
+        }
+        if body is not None and headers.get("content-type", "") in self._binary:
+            event["body"] = base64.b64encode(body).decode("ascii")
+            event["isBase64Encoded"] = True
+        else:
+            event["body"] = body
+        return event
+
+
+class _Workers:
+    """Handler threads fed from one queue, each answer handed straight back to its event loop.
+
+    What ``loop.run_in_executor`` on a ``ThreadPoolExecutor`` does, for less of the loop's CPU:
+    no concurrent ``Future`` (lock, condition) chained to an asyncio one, just a queue in and
+    ``call_soon_threadsafe`` out.
+    """
+
+    def __init__(self, threads: int, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}_{i}", daemon=True)
+            for i in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        future: asyncio.Future[Any],
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+    ) -> None:
+        self._jobs.put((loop, future, fn, args))
+
+    def shutdown(self) -> None:
+        """Let the threads finish what is queued, then end them."""
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join()
+
+    def _work(self) -> None:
+        jobs = self._jobs
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            loop, future, fn, args = job
+            del job
+            if future.cancelled():  # its caller stopped waiting before it started
+                continue
+            outcome: tuple[Callable[[asyncio.Future[Any], Any], None], Any, Any]
+            try:
+                outcome = (_set_result, future, fn(*args))
+            except BaseException as exc:  # handed to the caller, as an executor does
+                outcome = (_set_exception, future, exc)
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for it
+                loop.call_soon_threadsafe(*outcome)
+            del outcome, future, fn, args, loop
+
+
+def _set_result(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.cancelled():
+        future.set_result(result)
+
+
+def _set_exception(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if not future.cancelled():
+        future.set_exception(exc)
 
 
 class AppRunner:
@@ -282,32 +438,34 @@ class AppRunner:
         )
         self.serialized = lock is not None
         self.threads = threads
-        self._executor: ThreadPoolExecutor | None = None
-        self._executor_lock = threading.Lock()
+        self._workers: _Workers | None = None
+        self._workers_lock = threading.Lock()
         self.gateway = _Gateway(chalice_app, chalice_config(chalice_app))
         _per_thread_source_ip(self.gateway.event_converter)
 
     async def in_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in one of at most ``threads`` worker threads (call on the loop).
 
-        A plain ``ThreadPoolExecutor`` through ``loop.run_in_executor``: measured under the
-        bench, anyio's ``to_thread`` (capacity limiter, cancel scope, run-vars) cost more of
-        the server's CPU per request than the Chalice bridge did.
+        Measured under the bench, anyio's ``to_thread`` (capacity limiter, cancel scope,
+        run-vars) cost more of the server's CPU per request than the Chalice bridge did, and
+        ``loop.run_in_executor`` still a good part of that (see ``_Workers``).
         """
-        if self._executor is None:
-            with self._executor_lock:
-                if self._executor is None:
-                    self._executor = ThreadPoolExecutor(
-                        self.threads, thread_name_prefix="liars-dice-worker"
-                    )
+        workers = self._workers
+        if workers is None:
+            with self._workers_lock:
+                if self._workers is None:
+                    self._workers = _Workers(self.threads, "liars-dice-worker")
+                workers = self._workers
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
+        future: asyncio.Future[T] = loop.create_future()
+        workers.submit(loop, future, fn, args)
+        return await future
 
     def close(self) -> None:
         """Stop the worker threads once their current calls are done."""
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True)
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.shutdown()
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` holding the lock if any (blocking: call from a worker thread)."""
@@ -368,8 +526,47 @@ def _error_body(code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-def _to_response(answer: dict[str, Any]) -> Response:
-    """Turn a Lambda proxy answer into a Starlette response."""
+@dataclass(slots=True)
+class _Answer:
+    """One HTTP answer as ASGI sends it: status, raw headers, body."""
+
+    status_code: int
+    raw_headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+    async def __call__(self, send: Send) -> None:
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        await send({"type": "http.response.body", "body": self.body})
+
+
+#: Starlette's answers, kept byte for byte: an unexpected fault of the server itself, and a
+#: method the server does not route at all (TRACE, CONNECT, ...).
+_INTERNAL_ERROR = _Answer(
+    500,
+    [(b"content-length", b"21"), (b"content-type", b"text/plain; charset=utf-8")],
+    b"Internal Server Error",
+)
+_METHOD_NOT_ALLOWED = _Answer(
+    405,
+    [
+        (b"allow", ", ".join(HTTP_METHODS).encode()),
+        (b"content-length", b"18"),
+        (b"content-type", b"text/plain; charset=utf-8"),
+    ],
+    b"Method Not Allowed",
+)
+_HANDLER_FAILED = _error_body("internal_error", "The server failed to answer.")
+
+#: Characters after which Starlette's URL (which the request log and the static lookup used)
+#: no longer reads a path as it came: they take the exact, slower way.
+_ODD_PATH = re.compile(r"[?#\\\t\r\n]")
+_ODD_QUERY = re.compile(rb"[#\t\r\n]")
+
+
+def _to_response(answer: dict[str, Any]) -> _Answer:
+    """Turn a Lambda proxy answer into an HTTP answer (``Content-Length`` is always ours)."""
     body: Any = answer.get("body")
     if body is None:
         content = b""
@@ -380,21 +577,191 @@ def _to_response(answer: dict[str, Any]) -> Response:
     else:
         content = str(body).encode()
     raw: list[tuple[bytes, bytes]] = []
-    headers: dict[str, Any] = dict(answer.get("headers") or {})
-    headers.update(answer.get("multiValueHeaders") or {})
     has_type = False
-    for name, value in headers.items():
-        values = value if isinstance(value, list) else [value]
-        for one in values:
-            if name.lower() == "content-length":
+    headers = answer.get("headers")
+    if headers:
+        for name, value in headers.items():
+            lower = name.lower()
+            if lower == "content-length":
                 continue
-            has_type = has_type or name.lower() == "content-type"
-            raw.append((name.lower().encode("latin-1"), str(one).encode("latin-1")))
+            key = lower.encode("latin-1")
+            for one in value if isinstance(value, list) else (value,):
+                has_type = has_type or lower == "content-type"
+                raw.append((key, str(one).encode("latin-1")))
     if not has_type and content:
         raw.append((b"content-type", b"application/json"))
-    response = Response(content=content, status_code=int(answer.get("statusCode", 200)))
-    response.raw_headers = [*raw, (b"content-length", str(len(content)).encode())]
+    raw.append((b"content-length", str(len(content)).encode()))
+    return _Answer(int(answer.get("statusCode", 200)), raw, content)
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The request's whole body; None when the client went away first."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.request":
+            chunk: bytes = message.get("body", b"")
+            if not message.get("more_body", False):
+                if not chunks:
+                    return chunk
+                chunks.append(chunk)
+                return b"".join(chunks)
+            chunks.append(chunk)
+        elif message["type"] == "http.disconnect":
+            return None
+
+
+class _AnswerBroken(Exception):
+    """An answer failed after its first bytes were sent."""
+
+
+async def _send_file(path: Path, scope: Scope, receive: Receive, send: Send) -> Response:
+    """Send a static file with Starlette's ``FileResponse`` (HEAD, ranges, ETag)."""
+    response = FileResponse(path)
+    began = False
+
+    async def tracked(message: Message) -> None:
+        nonlocal began
+        began = True
+        await send(message)
+
+    try:
+        await response(scope, receive, tracked)
+    except Exception as exc:
+        if began:
+            raise _AnswerBroken(str(path)) from exc
+        raise
     return response
+
+
+class LocalApp:
+    """The ASGI app: Chalice REST routes at the root, WebSockets at ``/ws``, the web client at ``/``.
+
+    A plain ASGI callable rather than a Starlette app: every request used to pass
+    Starlette's error and exception middleware, its router and its request/response objects,
+    which cost more of the event loop's CPU than uvicorn's HTTP parsing. What a client sees is
+    the same: every method Starlette routed goes to the static files (GET, HEAD) or the
+    Chalice app, any other gets Starlette's plain 405, a fault of the server itself Starlette's
+    plain 500, a WebSocket anywhere but ``/ws`` is refused.
+    """
+
+    def __init__(
+        self,
+        runner: AppRunner,
+        notifier: LocalNotifier,
+        static_dir: Path = STATIC_DIR,
+        access_log: AccessLog = print_access_log,
+    ) -> None:
+        self.runner = runner
+        self.notifier = notifier
+        self.static_dir = static_dir
+        self.access_log = access_log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "websocket":
+            if scope["path"] == "/ws":
+                websocket = WebSocket(scope, receive, send)
+                await _serve_websocket(websocket, self.runner, self.notifier, self.access_log)
+            else:  # no such WebSocket route: refused before the handshake
+                await send({"type": "websocket.close", "code": 1000, "reason": ""})
+        elif kind == "lifespan":  # nothing to start or stop (uvicorn runs with lifespan off)
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        method: str = scope["method"]
+        path: str = scope["path"]
+        if path[:1] != "/" or _ODD_PATH.search(path):
+            path = URL(scope=scope).path  # what the request log and static lookup always read
+        try:
+            answer = await self._answer(scope, receive, send, method, path)
+        except _AnswerBroken:
+            raise  # the answer had begun: nothing else can be sent (uvicorn drops the connection)
+        except Exception:
+            # Nothing was sent yet: a plain 500, as Starlette's error middleware answered.
+            log.exception("the local server failed on %s %s", method, path)
+            answer = _INTERNAL_ERROR
+            await answer(send)
+        if answer is None:
+            return  # the client went away before its request was read
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        self.access_log(f"{method} {path} {answer.status_code} {elapsed_ms:.1f}ms")
+
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, method: str, url_path: str
+    ) -> _Answer | Response | None:
+        """Answer one HTTP request (sent already); the answer, None if the client left."""
+        if method in ("GET", "HEAD"):
+            static = _static_file(self.static_dir, url_path)
+            if static is not None:
+                return await _send_file(static, scope, receive, send)
+        elif method not in _ROUTED_METHODS:
+            await _METHOD_NOT_ALLOWED(send)
+            return _METHOD_NOT_ALLOWED
+        raw_path: bytes = scope.get("raw_path") or url_path.encode()
+        path = raw_path.decode("latin-1")
+        query_string: bytes = scope.get("query_string", b"")
+        if query_string:
+            query = (
+                URL(scope=scope).query if _ODD_QUERY.search(query_string) else query_string.decode()
+            )
+            if query:
+                path = f"{path}?{query}"
+        body = await _read_body(receive)
+        if body is None:
+            return None
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        client = scope.get("client")
+        peer: str = client[0] if client else "127.0.0.1"
+        runner = self.runner
+        answer = await self._call_app(runner, method, path, headers, body or None, peer)
+        await answer(send)
+        return answer
+
+    async def _call_app(
+        self,
+        runner: AppRunner,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        body: bytes | None,
+        peer: str,
+    ) -> _Answer:
+        """The Chalice app's answer to one request, through the gateway in a worker thread."""
+
+        def handle() -> dict[str, Any]:
+            # The peer address becomes the event's requestContext.identity.sourceIp, as API
+            # Gateway sets it.
+            with runner.lock:
+                return runner.gateway.answer(method, path, headers, body, peer)
+
+        try:
+            answer = await runner.in_thread(handle)
+        except LocalGatewayException as exc:
+            return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
+        except Exception:
+            log.exception("unhandled error for %s %s", method, path)
+            return _Answer(
+                500,
+                [
+                    (b"content-length", str(len(_HANDLER_FAILED)).encode()),
+                    (b"content-type", b"application/json"),
+                ],
+                _HANDLER_FAILED,
+            )
+        return _to_response(answer)
+
+
+_ROUTED_METHODS = frozenset(HTTP_METHODS)
 
 
 def build_app(
@@ -404,66 +771,13 @@ def build_app(
     runner: AppRunner | None = None,
     static_dir: Path = STATIC_DIR,
     access_log: AccessLog = print_access_log,
-) -> Starlette:
+) -> LocalApp:
     """The ASGI app: Chalice REST routes at the root, WebSockets at ``/ws``, the web client at ``/``."""
-    runner = runner or AppRunner(chalice_app or load_chalice_app())
-    notifier = notifier or LocalNotifier()
-
-    async def http_endpoint(request: Request) -> Response:
-        started = time.perf_counter()
-        response = await _handle_http(request)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        access_log(f"{request.method} {request.url.path} {response.status_code} {elapsed_ms:.1f}ms")
-        return response
-
-    async def _handle_http(request: Request) -> Response:
-        if request.method in ("GET", "HEAD"):
-            static = _static_file(static_dir, request.url.path)
-            if static is not None:
-                return FileResponse(static)
-        raw_path = request.scope.get("raw_path") or request.url.path.encode()
-        path = raw_path.decode("latin-1")
-        if request.url.query:
-            path = f"{path}?{request.url.query}"
-        body = await request.body()
-        headers = {k: v for k, v in request.headers.items()}
-        peer = request.client.host if request.client else "127.0.0.1"
-
-        def handle() -> dict[str, Any]:
-            # The peer address becomes the event's requestContext.identity.sourceIp, as API
-            # Gateway sets it (the runner makes this attribute per-thread: handlers run in
-            # parallel on SQLite).
-            runner.gateway.event_converter.LOCAL_SOURCE_IP = peer
-            answer: dict[str, Any] = runner.gateway.handle_request(
-                method=request.method, path=path, headers=headers, body=body or None
-            )
-            return answer
-
-        def run() -> dict[str, Any]:
-            answer: dict[str, Any] = runner.call(handle)
-            return answer
-
-        try:
-            answer = await runner.in_thread(run)
-        except LocalGatewayException as exc:
-            return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
-        except Exception:
-            log.exception("unhandled error for %s %s", request.method, path)
-            return Response(
-                _error_body("internal_error", "The server failed to answer."),
-                status_code=500,
-                media_type="application/json",
-            )
-        return _to_response(answer)
-
-    async def ws_endpoint(websocket: WebSocket) -> None:
-        await _serve_websocket(websocket, runner, notifier, access_log)
-
-    return Starlette(
-        routes=[
-            WebSocketRoute("/ws", ws_endpoint),
-            Route("/{path:path}", http_endpoint, methods=HTTP_METHODS),
-        ]
+    return LocalApp(
+        runner or AppRunner(chalice_app or load_chalice_app()),
+        notifier or LocalNotifier(),
+        static_dir=static_dir,
+        access_log=access_log,
     )
 
 
@@ -501,7 +815,7 @@ async def _serve_websocket(
     websocket: WebSocket, runner: AppRunner, notifier: LocalNotifier, access_log: AccessLog
 ) -> None:
     """Run one WebSocket connection through the app's $connect/$default/$disconnect handlers."""
-    connection_id = base64.urlsafe_b64encode(secrets.token_bytes(12)).decode()
+    connection_id = notifier.new_connection_id()
     started = time.perf_counter()
     if runner.handler("ws_message") is None:
         await websocket.accept()

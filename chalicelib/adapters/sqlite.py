@@ -10,8 +10,11 @@ lets readers run beside the one writer, and a writer that finds the file locked 
 as safe as two threads. Within one store object, write transactions also queue on a mutex
 (``serialize_writers``, on by default): SQLite admits one writer at a time anyway, but its
 busy handler waits by sleeping in growing steps (up to 100 ms), so under contention a writer
-could sleep long after the file became free; the mutex wakes the next writer at once. Reads
-never take it.
+could sleep long after the file became free; the mutex wakes the next writer at once. On a
+file the writers of every process are ordered the same way: with the mutex a writer takes an
+OS lock (``flock``, POSIX) on a lock file beside the database (``WRITER_LOCK_SUFFIX``), so
+the local server's worker processes queue in the kernel, not in the busy handler. Reads
+never take either.
 
 ``SqliteStore(":memory:")`` is the fake for unit tests: one private in-memory database,
 one connection, shared by all threads under one lock (an in-memory database cannot be
@@ -73,6 +76,8 @@ from chalicelib.ports import (
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_SECONDS = 30.0
+#: The writers' lock file beside the database (``liars-lies.db.writer-lock``).
+WRITER_LOCK_SUFFIX = ".writer-lock"
 _IN_CHUNK = 500  # ids per ``IN (...)`` query, well under SQLite's variable limit
 
 # DynamoDB numbers carry 38 significant digits; rating sums are done the same way here.
@@ -268,6 +273,50 @@ def _compact(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
+class _WriterLock:
+    """Orders writers across threads and processes: a mutex, then an OS lock on a file.
+
+    ``flock`` (POSIX) on ``lock_path`` excludes the other processes on the same database,
+    so a writer in another process waits in the kernel and wakes the moment the lock is
+    free, instead of in SQLite's busy handler (sleeps of up to 100 ms). The mutex comes
+    first: a ``flock`` held by one open file is granted again to any thread using that
+    same file. Where ``fcntl`` is missing (Windows) only the mutex is used.
+    """
+
+    def __init__(self, lock_path: str | None) -> None:
+        self._mutex = threading.Lock()
+        self._fd: int | None = None
+        self._flock: Any = None
+        if lock_path is None:
+            return
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: SQLite's own locking orders the processes
+            return
+        import os
+
+        self._fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._flock = fcntl.flock
+        self._exclusive, self._unlock = fcntl.LOCK_EX, fcntl.LOCK_UN
+        weakref.finalize(self, os.close, self._fd)
+
+    def __enter__(self) -> None:
+        self._mutex.acquire()
+        if self._fd is not None:
+            try:
+                self._flock(self._fd, self._exclusive)  # blocks without the GIL
+            except BaseException:
+                self._mutex.release()
+                raise
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._fd is not None:
+                self._flock(self._fd, self._unlock)
+        finally:
+            self._mutex.release()
+
+
 class SqliteStore:
     """The Store port on one SQLite file (or a private in-memory database)."""
 
@@ -292,15 +341,18 @@ class SqliteStore:
         self._shared: sqlite3.Connection | None = None
         # Only the in-memory database is shared, so only it needs a lock.
         self._guard: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-        self._writer: contextlib.AbstractContextManager[Any] = (
-            threading.Lock() if serialize_writers else contextlib.nullcontext()
-        )
+        self._writer: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
         if self.path == MEMORY:
             self._shared = connect(MEMORY, self._timeout)
             self._all.add(self._shared)
             self._guard = threading.RLock()
+            if serialize_writers:
+                self._writer = _WriterLock(None)
         else:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if serialize_writers:
+                # beside the database, as SQLite's own -wal and -shm files are
+                self._writer = _WriterLock(self.path + WRITER_LOCK_SUFFIX)
         migrate(self._conn())
 
     def ensure_table(self) -> None:
@@ -362,8 +414,8 @@ class SqliteStore:
 
         ``BEGIN IMMEDIATE`` takes the write lock at once (waiting up to the busy timeout),
         so nothing read inside can change before the commit. Any exception rolls back.
-        The writer mutex only orders this store's writers (see the module docstring).
-        """
+        The writer lock orders this store's writers and, on a file, those of every other
+        process using it (see the module docstring)."""
         with _faults_unavailable(), self._guard, self._writer:
             conn = self._conn()
             conn.execute("BEGIN IMMEDIATE")
@@ -515,15 +567,25 @@ class SqliteStore:
         return expected_version + 1
 
     def _check_version(self, db: sqlite3.Connection, room_id: str, expected_version: int) -> None:
-        """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``."""
+        """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``.
+
+        Only the version is read first (the state, a few KB, only on a conflict): inside the
+        caller's write transaction both reads see the same row.
+        """
+        now_s = self._now_s()
+        found = db.execute(
+            "SELECT version FROM rooms WHERE room_id = ? AND (expires_at IS NULL OR expires_at > ?)",
+            (room_id, now_s),
+        ).fetchone()
+        if found is not None and int(found[0]) == expected_version:
+            return
         row = db.execute(
             "SELECT state, version FROM rooms WHERE room_id = ?"
             " AND (expires_at IS NULL OR expires_at > ?)",
-            (room_id, self._now_s()),
+            (room_id, now_s),
         ).fetchone()
-        if row is None or int(row[1]) != expected_version:
-            current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
-            raise VersionConflict(room_id, expected_version, current)
+        current = None if row is None else StoredRoom(json.loads(row[0]), int(row[1]))
+        raise VersionConflict(room_id, expected_version, current)
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""

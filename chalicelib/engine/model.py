@@ -9,6 +9,7 @@ room is one DynamoDB item that must stay small). Times are epoch milliseconds.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
@@ -111,7 +112,7 @@ class Settings:
     def parse(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
         """Validate a (partial) settings dict over ``base``; refuse unknown fields and values."""
         base = base or cls()
-        current = {f.name: getattr(base, f.name) for f in fields(base)}
+        current = dict(zip(_NAMES, _VALUES(base), strict=True))
         for name, value in data.items():
             if name not in current:
                 raise InvalidSetting(f"unknown setting {name!r}", field=name)
@@ -142,14 +143,35 @@ class Settings:
         A setting a rule system owns appears only in rooms of that system (or when set to a
         value other than its default), so other rooms look as they did before that system.
         """
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = dict(zip(_NAMES, _VALUES(self), strict=True))
         own = SYSTEM_SETTINGS.get(self.rules, ())
         for name in _OWNED_SETTINGS:
             if name not in own and out[name] == _DEFAULTS[name]:
                 del out[name]
         return out
 
+    @classmethod
+    def stored(cls, d: dict[str, Any]) -> Settings:
+        """``Settings(**d)`` for a stored settings dict, shared by every room stored alike.
 
+        Settings are immutable, so rooms read with the same stored settings (and types) can
+        share one object; the constructor runs on the first of them only.
+        """
+        key = tuple((name, value.__class__, value) for name, value in d.items())
+        try:
+            return _STORED[key]
+        except (KeyError, TypeError):  # TypeError: an unhashable value (the constructor tells)
+            pass
+        settings = cls(**d)
+        if len(_STORED) >= 1024:
+            _STORED.clear()
+        _STORED[key] = settings
+        return settings
+
+
+_NAMES: Final = tuple(f.name for f in fields(Settings))
+_VALUES: Final = operator.attrgetter(*_NAMES)
+_STORED: dict[tuple[tuple[str, type, Any], ...], Settings] = {}
 _OWNED_SETTINGS: Final = tuple(
     dict.fromkeys(n for names in SYSTEM_SETTINGS.values() for n in names)
 )
@@ -251,14 +273,14 @@ class Room:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Room:
         """Inverse of ``to_dict``."""
-        settings = Settings(**d["settings"])
+        settings = Settings.stored(d["settings"])
         return cls(
             id=d["id"],
             host_id=d["host"],
             created_by_guest=bool(d["guest"]),
             created_at=int(d["created"]),
             settings=settings,
-            status=Status(d["status"]),
+            status=_STATUSES.get(d["status"]) or Status(d["status"]),
             players=[Player.from_dict(p) for p in d["players"]],
             next_player_no=int(d["npn"]),
             pending=list(d["pending"]),
@@ -272,3 +294,6 @@ class Room:
             bot_memory=d.get("bm") or {},
             lineage=d.get("lin"),
         )
+
+
+_STATUSES: Final[dict[Any, Status]] = {status.value: status for status in Status}

@@ -51,14 +51,24 @@ class Phase(StrEnum):
     """Results are published."""
 
 
+_DIE_TEXT: Final[dict[int, str]] = {WILD: "*", **{face: str(face) for face in range(1, 7)}}
+_TEXT_DIE: Final[dict[str, int]] = {text: die for die, text in _DIE_TEXT.items()}
+
+
 def encode_dice(dice: list[Die]) -> str:
     """Dice as a compact string: ``[3, 0, 1]`` → ``"3*1"``."""
-    return "".join("*" if d == WILD else str(d) for d in dice)
+    try:
+        return "".join([_DIE_TEXT[d] for d in dice])
+    except KeyError:  # not a die 0-6: as it always was
+        return "".join("*" if d == WILD else str(d) for d in dice)
 
 
 def decode_dice(text: str) -> list[Die]:
     """Inverse of ``encode_dice``."""
-    return [WILD if c == "*" else int(c) for c in text]
+    try:
+        return [_TEXT_DIE[c] for c in text]
+    except KeyError:  # not ``*`` or 1-6: as it always was (``int`` decides)
+        return [WILD if c == "*" else int(c) for c in text]
 
 
 # -- players ----------------------------------------------------------------------------------
@@ -121,20 +131,23 @@ class Player:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Player:
         """Inverse of ``to_dict``."""
+        get = d.get
+        # Positional, in field order (id, name, kind, user_id, level, ready, continue_mode,
+        # dice_count, hand, eliminated, resigned, rank, moved): read once per seat per request.
         return cls(
-            id=d["id"],
-            name=d["name"],
-            kind=d["kind"],
-            user_id=d.get("uid"),
-            level=d.get("lvl"),
-            ready=bool(d.get("rdy", 0)),
-            continue_mode=d.get("cm", "auto"),
-            dice_count=int(d.get("n", 0)),
-            hand=decode_dice(d.get("h", "")),
-            eliminated=bool(d.get("elim", 0)),
-            resigned=bool(d.get("res", 0)),
-            rank=d.get("rank"),
-            moved=bool(d.get("mv", 0)),
+            d["id"],
+            d["name"],
+            d["kind"],
+            get("uid"),
+            get("lvl"),
+            bool(get("rdy", 0)),
+            get("cm", "auto"),
+            int(get("n", 0)),
+            decode_dice(get("h", "")),
+            bool(get("elim", 0)),
+            bool(get("res", 0)),
+            get("rank"),
+            bool(get("mv", 0)),
         )
 
 
@@ -245,6 +258,7 @@ class Reveal:
         """Inverse of ``to_dict``; ``reader`` is the room's rule system (calls, counting)."""
         bid = reader.call_from_dict(d["bid"])
         extra = dict(d.get("x") or {})
+        counted = reader.counted
         rows = []
         for r in d["rows"]:
             dice = decode_dice(r["d"])
@@ -253,8 +267,8 @@ class Reveal:
                     r["p"],
                     r["nm"],
                     dice,
-                    reader.counted(bid, dice, extra),
-                    [tuple(int(x) for x in b) for b in r["b"]],
+                    counted(bid, dice, extra),
+                    [tuple(map(int, b)) for b in r["b"]],
                 )
             )
         return cls(
@@ -316,43 +330,53 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
-        return {
-            **({"t": self.clock} if self.clock else {}),
-            **({"pc": list(self.pace)} if self.pace != BOT_THINK_MS else {}),
-            "round": self.round,
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "tp": self.turn_player,
-            "dl": self.deadline,
-            "op": self.opener,
-            "bid": self.current_bid.to_dict() if self.current_bid else None,
-            "rb": [[b.player_id, *b.row()] for b in self.round_bids],
-            "ag": self.agreed,
-            "rev": self.last_reveal.to_dict() if self.last_reveal else None,
-            "dp": self.dice_progress,
-            "dpr": self.progress_rounds,
-            "fa": self.finished_at,
-            **({"x": self.extra} if self.extra else {}),
-        }
+        d: dict[str, Any] = {}
+        if self.clock:
+            d["t"] = self.clock
+        if self.pace != BOT_THINK_MS:
+            d["pc"] = list(self.pace)
+        d["round"] = self.round
+        d["phase"] = self.phase.value
+        d["turn"] = self.turn
+        d["tp"] = self.turn_player
+        d["dl"] = self.deadline
+        d["op"] = self.opener
+        d["bid"] = self.current_bid.to_dict() if self.current_bid else None
+        d["rb"] = [[b.player_id, *b.row()] for b in self.round_bids]
+        d["ag"] = self.agreed
+        d["rev"] = self.last_reveal.to_dict() if self.last_reveal else None
+        d["dp"] = self.dice_progress
+        d["dpr"] = self.progress_rounds
+        d["fa"] = self.finished_at
+        if self.extra:
+            d["x"] = self.extra
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], reader: CallReader) -> Game:
         """Inverse of ``to_dict`` (``reader``: see ``Reveal.from_dict``)."""
+        from_row = reader.call_from_row
+        # Positional, in field order (round, phase, turn, turn_player, deadline, opener,
+        # current_bid, round_bids, agreed, last_reveal, dice_progress, progress_rounds,
+        # finished_at, extra, clock, pace).
         return cls(
-            round=int(d["round"]),
-            phase=Phase(d["phase"]),
-            turn=int(d["turn"]),
-            turn_player=d["tp"],
-            deadline=None if d["dl"] is None else int(d["dl"]),
-            opener=d["op"],
-            current_bid=reader.call_from_dict(d["bid"]) if d["bid"] else None,
-            round_bids=[reader.call_from_row(p, rest) for p, *rest in d["rb"]],
-            agreed=list(d["ag"]),
-            last_reveal=Reveal.from_dict(d["rev"], reader) if d["rev"] else None,
-            dice_progress=[[int(x) for x in row] for row in d["dp"]],
-            progress_rounds=[int(x) for x in d.get("dpr", [])],
-            finished_at=d.get("fa"),
-            extra=dict(d.get("x") or {}),
-            clock=int(d.get("t", 0)),
-            pace=(int(d["pc"][0]), int(d["pc"][1])) if "pc" in d else BOT_THINK_MS,
+            int(d["round"]),
+            _PHASES.get(d["phase"]) or Phase(d["phase"]),
+            int(d["turn"]),
+            d["tp"],
+            None if d["dl"] is None else int(d["dl"]),
+            d["op"],
+            reader.call_from_dict(d["bid"]) if d["bid"] else None,
+            [from_row(p, rest) for p, *rest in d["rb"]],
+            list(d["ag"]),
+            Reveal.from_dict(d["rev"], reader) if d["rev"] else None,
+            [list(map(int, row)) for row in d["dp"]],
+            list(map(int, d.get("dpr", []))),
+            d.get("fa"),
+            dict(d.get("x") or {}),
+            int(d.get("t", 0)),
+            (int(d["pc"][0]), int(d["pc"][1])) if "pc" in d else BOT_THINK_MS,
         )
+
+
+_PHASES: Final[dict[Any, Phase]] = {phase.value: phase for phase in Phase}

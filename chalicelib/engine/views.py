@@ -15,11 +15,32 @@ from .model import WILD, Phase, Player, Reveal, Room, Status
 from .rules import RuleSystem
 from .systems import rule_system
 
+_EXACT_SECONDS = 2**31
+"""Below this many seconds, ``ms / 1000`` as a float is within half a microsecond of the exact
+time, so ``datetime.fromtimestamp`` of it and of the whole seconds agree to the millisecond."""
+_PREFIXES: dict[int, str] = {}
+"""``YYYY-MM-DDTHH:MM:SS`` by epoch second (bounded: cleared when full)."""
+
 
 def iso(ms: int | None) -> str | None:
-    """Epoch milliseconds as ISO 8601 UTC with ``Z``."""
+    """Epoch milliseconds as ISO 8601 UTC with ``Z``.
+
+    The date and time of day are formatted once per second (a view carries several stamps of
+    the same few seconds); the milliseconds are appended. Outside the exact range (and for
+    non-integers) the ``datetime`` formatting does it all, as it always did.
+    """
     if ms is None:
         return None
+    if type(ms) is int and 0 <= ms < _EXACT_SECONDS * 1000:
+        seconds, millis = divmod(ms, 1000)
+        prefix = _PREFIXES.get(seconds)
+        if prefix is None:
+            if len(_PREFIXES) >= 4096:
+                _PREFIXES.clear()
+            prefix = _PREFIXES[seconds] = datetime.fromtimestamp(seconds, tz=UTC).isoformat(
+                timespec="seconds"
+            )[:-6]
+        return f"{prefix}.{millis:03d}Z"
     return (
         datetime.fromtimestamp(ms / 1000, tz=UTC)
         .isoformat(timespec="milliseconds")
@@ -98,14 +119,11 @@ def room_view(
             request = "pending"
         elif user_id in room.denied:
             request = "denied"
+    rules = rule_system(room.settings.rules)
     me: dict[str, Any] = {
         "player_id": me_player.id if me_player else None,
         "is_host": is_host,
-        "dice": (
-            rule_system(room.settings.rules).dice_view(me_player.hand)
-            if me_player and me_player.hand
-            else None
-        ),
+        "dice": rules.dice_view(me_player.hand) if me_player and me_player.hand else None,
         "request": request,
         "continue_mode": me_player.continue_mode if me_player else None,
         "invited": user_id is not None and user_id in room.invited,
@@ -121,7 +139,7 @@ def room_view(
         "settings": settings,
         "players": [_player_out(p, i) for i, p in enumerate(room.players)],
         "me": me,
-        "game": _game_view(room),
+        "game": _game_view(room, rules),
         "results": _results_view(room),
     }
     if is_host:
@@ -129,31 +147,32 @@ def room_view(
     return view
 
 
-def _game_view(room: Room) -> dict[str, Any] | None:
+def _game_view(room: Room, rules: RuleSystem) -> dict[str, Any] | None:
     game = room.game
     if game is None:
         return None
-    rules = rule_system(room.settings.rules)
+    phase = game.phase
+    deadline = iso(game.deadline)
     turn = None
-    if game.phase == Phase.BIDDING and game.turn_player is not None:
-        turn = {"number": game.turn, "player_id": game.turn_player, "deadline": iso(game.deadline)}
+    if phase == Phase.BIDDING and game.turn_player is not None:
+        turn = {"number": game.turn, "player_id": game.turn_player, "deadline": deadline}
     brk = None
-    if game.phase == Phase.BREAK:
+    if phase == Phase.BREAK:
         brk = {
-            "deadline": iso(game.deadline),
+            "deadline": deadline,
             "agreed": list(game.agreed),
             "opener_id": game.opener,
         }
     return {
         "round": game.round,
-        "phase": game.phase.value,
+        "phase": phase.value,
         "turn": turn,
         # The current bid only: the round's earlier bids stay hidden until the reveal.
         "current_bid": rules.bid_view(game.current_bid) if game.current_bid else None,
-        "table": rules.table_view(room) if game.phase == Phase.BIDDING else None,
+        "table": rules.table_view(room) if phase == Phase.BIDDING else None,
         "total_dice": sum(p.dice_count for p in room.players if p.in_game),
         "break": brk,
-        "deadline": iso(game.deadline) if room.status == Status.PLAYING else None,
+        "deadline": deadline if room.status == Status.PLAYING else None,
         "opener_id": game.opener,
         "last_reveal": reveal_view(game.last_reveal, rules) if game.last_reveal else None,
     }

@@ -1,0 +1,426 @@
+"""``liars-dice serve --workers N``: the local server on several processes (POSIX).
+
+One Python process runs one handler at a time (one GIL), so the local server uses one core.
+With N workers:
+
+- The supervisor (the process you started) binds the listening socket once (so ``--port 0``
+  and a taken port behave as with one process), makes the token secret and migrates the
+  SQLite file before any worker opens it, makes a private runtime folder (mode 0700) and
+  starts N worker processes (``python -m liars_local.workers``), handing each the listening
+  socket. It prints the URL once every worker accepts connections.
+- Each worker is a whole ``LocalServer`` on the shared socket: uvicorn, the handler threads,
+  its own timers (a wake-up fires in the worker whose handler scheduled it), and a push
+  channel (``liars_local.channel``) to reach WebSockets held by the other workers. Only
+  worker 0 runs the expiry sweep (one sweeper is enough; N would only contend for writes).
+  Writers of all workers queue on the SQLite store's file lock.
+- Ctrl-C or SIGTERM stops every worker (SIGTERM, then SIGKILL after a grace period); if the
+  supervisor itself dies, every worker notices (a pipe closes) and exits. A worker that
+  dies while serving is started again with the same index (its WebSockets died with it;
+  pushes meant for them are cleaned up, see the channel); one that dies before it was ready
+  stops the whole server with exit code 1, since it would only die again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import uvicorn
+
+from chalicelib.adapters.sqlite import SqliteStore
+from chalicelib.ports import Store
+from liars_local.channel import PushChannel
+from liars_local.server import DB_FILE_NAME, LocalServer, load_or_create_secret
+
+log = logging.getLogger(__name__)
+
+#: At most this many workers by default (beyond, the processes only contend for SQLite).
+MAX_DEFAULT_WORKERS = 4
+#: How long the supervisor waits for every worker to accept connections.
+START_TIMEOUT_SECONDS = 90.0
+#: How long workers get to finish (close WebSockets, drain requests) before SIGKILL.
+STOP_GRACE_SECONDS = 10.0
+
+
+def default_workers(storage: str, platform: str | None = None, cpus: int | None = None) -> int:
+    """How many worker processes ``serve`` runs when ``--workers`` is not given.
+
+    One per CPU this process may use, at most ``MAX_DEFAULT_WORKERS``, on SQLite and on a
+    DynamoDB endpoint; 1 on moto (in memory, in one process) and on Windows.
+    """
+    platform = sys.platform if platform is None else platform
+    if storage == "moto" or platform.startswith("win"):
+        return 1
+    if cpus is None:
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_DEFAULT_WORKERS))
+
+
+def refuse_workers(storage: str, workers: int, platform: str | None = None) -> str | None:
+    """Why ``workers`` processes cannot serve ``storage`` here; None when they can."""
+    platform = sys.platform if platform is None else platform
+    if workers < 1:
+        return "--workers must be at least 1"
+    if workers == 1:
+        return None
+    if storage == "moto":
+        return (
+            "--storage moto keeps everything in one process's memory: it runs with --workers 1 only"
+        )
+    if platform.startswith("win"):
+        return "--workers above 1 needs a POSIX system (Unix sockets, file locks)"
+    return None
+
+
+# --- one worker ------------------------------------------------------------------------------
+
+
+class WorkerServer(LocalServer):
+    """A ``LocalServer`` on an inherited listening socket, with a push channel to its peers."""
+
+    def __init__(
+        self,
+        sock: socket.socket,
+        *,
+        index: int,
+        workers: int,
+        runtime_dir: str,
+        **kwargs: Any,
+    ) -> None:
+        host, port = sock.getsockname()[:2]
+        super().__init__(host, port, **kwargs)
+        self._inherited = sock
+        self.index = index
+        self.workers = workers
+        self.runtime_dir = runtime_dir
+
+    def _bind(self) -> socket.socket:
+        return self._inherited
+
+    def _start_sweeper(self, store: SqliteStore) -> None:
+        if self.index == 0:
+            super()._start_sweeper(store)
+
+    def _prepare(self) -> uvicorn.Server:
+        server = super()._prepare()
+        store = self.store
+        assert store is not None
+        channel = PushChannel(
+            self.runtime_dir,
+            self.index,
+            self.workers,
+            deliver=self.notifier.deliver,
+            gone=_forget(store),
+        )
+        channel.start()
+        self._stack.callback(channel.stop)
+        self.notifier.channel = channel
+        return server
+
+
+def _forget(store: Store) -> Any:
+    def forget(connection_id: str) -> None:
+        store.delete_connection(connection_id)
+
+    return forget
+
+
+def _watch_parent(server: uvicorn.Server, lifeline_fd: int) -> None:
+    """Stop this worker when the supervisor is gone (its end of the lifeline pipe closed)."""
+    with contextlib.suppress(OSError):
+        while os.read(lifeline_fd, 1):
+            pass
+    server.should_exit = True
+    time.sleep(STOP_GRACE_SECONDS)
+    os._exit(1)  # the graceful stop did not finish, and nobody is left to wait for it
+
+
+def _signal_ready(server: uvicorn.Server, ready_fd: int) -> None:
+    """Tell the supervisor once uvicorn accepts connections."""
+    try:
+        while not server.started:
+            if server.should_exit:
+                return
+            time.sleep(0.01)
+        os.write(ready_fd, b"R")
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(ready_fd)
+
+
+def worker_main(argv: Sequence[str]) -> int:
+    """A worker process: serve the shared socket until told to stop."""
+    spec = json.loads(argv[0])
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    sock = socket.socket(fileno=spec["listen_fd"])
+    data_dir = Path(spec["data_dir"]) if spec["data_dir"] else None
+    server = WorkerServer(
+        sock,
+        index=spec["index"],
+        workers=spec["workers"],
+        runtime_dir=spec["runtime_dir"],
+        storage=spec["storage"],
+        data_dir=data_dir,
+        dynamodb_endpoint=spec["dynamodb_endpoint"],
+    )
+    uv = server.prepare()
+    threading.Thread(
+        target=_watch_parent, args=(uv, spec["lifeline_fd"]), daemon=True, name="lifeline"
+    ).start()
+    threading.Thread(
+        target=_signal_ready, args=(uv, spec["ready_fd"]), daemon=True, name="ready"
+    ).start()
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run_prepared()
+    return 0
+
+
+# --- the supervisor --------------------------------------------------------------------------
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process could not start."""
+
+
+@dataclass
+class _Worker:
+    index: int
+    process: subprocess.Popen[bytes]
+    ready_fd: int | None
+    started_at: float = field(default_factory=time.monotonic)
+    ready: bool = False
+
+
+class WorkerPool:
+    """The supervisor: one listening socket, N worker processes serving it.
+
+    ``start()`` returns once every worker accepts connections (``url`` names the real
+    port); ``run()`` supervises until Ctrl-C or SIGTERM; ``stop()`` stops every worker.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        workers: int = 2,
+        storage: str | None = None,
+        data_dir: Path | None = None,
+        dynamodb_endpoint: str | None = None,
+        python: str = sys.executable,
+        stdout: int | None = None,
+    ) -> None:
+        storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
+        refused = refuse_workers(storage, workers)
+        if refused:
+            raise ValueError(refused)
+        # LocalServer checks the arguments and binds exactly as with one process
+        self._binder = LocalServer(
+            host, port, storage=storage, data_dir=data_dir, dynamodb_endpoint=dynamodb_endpoint
+        )
+        self.host = host
+        self.port = port
+        self.workers = workers
+        self.storage = storage
+        self.data_dir = data_dir
+        self.dynamodb_endpoint = dynamodb_endpoint
+        self._python = python
+        self._stdout = stdout
+        self._sock: socket.socket | None = None
+        self._runtime_dir: str | None = None
+        self._own_data_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._lifeline: tuple[int, int] | None = None
+        self._workers: dict[int, _Worker] = {}
+        self.restarts = 0
+
+    @property
+    def db_path(self) -> Path | None:
+        if self.storage != "sqlite" or self.data_dir is None:
+            return None
+        return self.data_dir / DB_FILE_NAME
+
+    @property
+    def url(self) -> str:
+        return self._binder.url
+
+    @property
+    def ws_url(self) -> str:
+        return self._binder.ws_url
+
+    def pids(self) -> dict[int, int]:
+        """The live workers' process ids by worker index."""
+        return {i: w.process.pid for i, w in self._workers.items()}
+
+    def start(self) -> WorkerPool:
+        """Bind, prepare the data folder, start every worker and wait until all are ready.
+
+        Raises PortInUse when the port is taken, WorkerFailed when a worker cannot start.
+        """
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
+        self._sock = sock = self._binder._bind()
+        self.port = self._binder.port = sock.getsockname()[1]
+        if self.storage == "sqlite" and self.data_dir is None:
+            self._own_data_dir = tempfile.TemporaryDirectory("-liars")
+            self.data_dir = Path(self._own_data_dir.name)
+        if self.data_dir is not None:
+            # made and migrated here, once, so that no two workers race to do it
+            load_or_create_secret(self.data_dir)
+        if self.db_path is not None:
+            SqliteStore(self.db_path).close()
+        self._runtime_dir = tempfile.mkdtemp(prefix="liars-dice-")
+        self._lifeline = os.pipe()
+        for index in range(self.workers):
+            self._spawn(index)
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while not all(w.ready for w in self._workers.values()):
+            self._poll(deadline - time.monotonic())
+            if time.monotonic() > deadline:
+                raise WorkerFailed("the workers did not start in time")
+
+    def _spawn(self, index: int) -> None:
+        assert self._sock is not None and self._lifeline is not None
+        ready_r, ready_w = os.pipe()
+        spec = {
+            "index": index,
+            "workers": self.workers,
+            "runtime_dir": self._runtime_dir,
+            "storage": self.storage,
+            "data_dir": str(self.data_dir) if self.data_dir is not None else None,
+            "dynamodb_endpoint": self.dynamodb_endpoint,
+            "listen_fd": self._sock.fileno(),
+            "ready_fd": ready_w,
+            "lifeline_fd": self._lifeline[0],
+        }
+        try:
+            process = subprocess.Popen(
+                [self._python, "-m", "liars_local.workers", json.dumps(spec)],
+                pass_fds=(self._sock.fileno(), ready_w, self._lifeline[0]),
+                stdin=subprocess.DEVNULL,
+                stdout=self._stdout,
+            )
+        finally:
+            os.close(ready_w)
+        self._workers[index] = _Worker(index, process, ready_r)
+
+    def _poll(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for a worker to become ready or to exit; handle it."""
+        waiting = {w.ready_fd: w for w in self._workers.values() if w.ready_fd is not None}
+        if waiting:
+            readable, _, _ = select.select(list(waiting), [], [], max(0.0, min(timeout, 0.25)))
+            for fd in readable:
+                worker = waiting[fd]
+                worker.ready = os.read(fd, 1) == b"R"
+                os.close(fd)
+                worker.ready_fd = None
+                if not worker.ready:
+                    self._failed(worker)
+        else:
+            time.sleep(max(0.0, min(timeout, 0.25)))
+        for worker in list(self._workers.values()):
+            code = worker.process.poll()
+            if code is None:
+                continue
+            if not worker.ready:
+                self._failed(worker)
+            print(
+                f"liars-dice: worker {worker.index} (pid {worker.process.pid}) exited with "
+                f"code {code}; starting it again",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.restarts += 1
+            self._spawn(worker.index)
+
+    def _failed(self, worker: _Worker) -> None:
+        code = worker.process.wait()
+        raise WorkerFailed(
+            f"worker {worker.index} (pid {worker.process.pid}) exited with code {code} "
+            "before it was ready"
+        )
+
+    def run(self) -> None:
+        """Supervise until Ctrl-C or SIGTERM (or a worker that cannot start), then stop."""
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            while True:
+                self._poll(1.0)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop every worker (SIGTERM, then SIGKILL after the grace period) and clean up."""
+        workers, self._workers = list(self._workers.values()), {}
+        for worker in workers:
+            if worker.process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    worker.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for worker in workers:
+            try:
+                worker.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("worker %s did not stop in time: killing it", worker.index)
+                worker.process.kill()
+                worker.process.wait()
+            if worker.ready_fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(worker.ready_fd)
+        if self._lifeline is not None:
+            for fd in self._lifeline:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._lifeline = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._runtime_dir is not None:
+            shutil.rmtree(self._runtime_dir, ignore_errors=True)
+            self._runtime_dir = None
+        if self._own_data_dir is not None:
+            self._own_data_dir.cleanup()
+            self._own_data_dir = None
+
+    def __enter__(self) -> WorkerPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))
