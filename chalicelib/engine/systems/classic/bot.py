@@ -238,8 +238,8 @@ class _Plain:
             c = calls[at - j]
             if c is None:
                 c = self.call(quantity - j)
-            called += w * c
             wc = w * c
+            called += wc
             win += wc * true
             lose += wc * (1 - true)
         return lose, win, 1 - called, room
