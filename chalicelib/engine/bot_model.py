@@ -61,6 +61,7 @@ def tail(n: int, k: int, p_milli: int) -> float:
     return tail_at(tail_table(max(n, 0), p_milli), k)
 
 
+@lru_cache(maxsize=16)
 def die_p_milli(wildcard_chance: int) -> int:
     """Chance (per mille) that one unseen die counts toward a given face: the face itself or ``*``."""
     w = wildcard_chance / 100
@@ -129,8 +130,9 @@ def _mine(own: tuple[Any, ...]) -> tuple[int, ...]:
 def read_view(view: dict[str, Any]) -> Seat:
     """Extract the bot's decision inputs from its player view (and nothing else)."""
     game = view["game"]
-    own = tuple(view["me"]["dice"] or ())
-    me = view["me"]["player_id"]
+    me_view = view["me"]
+    own = tuple(me_view["dice"] or ())
+    me = me_view["player_id"]
     counts = {
         p["id"]: int(p["dice_count"])
         for p in view["players"]
@@ -142,15 +144,17 @@ def read_view(view: dict[str, Any]) -> Seat:
         next_id = order[(order.index(me) + 1) % len(order)]
     total = int(game["total_dice"])
     bid = game["current_bid"]
+    settings = view["settings"]
+    turn = game.get("turn")
     return Seat(
         me=me,
-        turn=int(game["turn"]["number"]) if game.get("turn") else 0,
+        turn=int(turn["number"]) if turn else 0,
         own=own,
         mine=_mine(own),
         total=total,
         unseen=total - len(own),
-        p_milli=die_p_milli(int(view["settings"]["wildcard_chance"])),
-        penalty=str(view["settings"]["penalty"]),
+        p_milli=die_p_milli(int(settings["wildcard_chance"])),
+        penalty=str(settings["penalty"]),
         counts=counts,
         next_id=next_id,
         current=(int(bid["quantity"]), int(bid["face"])) if bid else None,

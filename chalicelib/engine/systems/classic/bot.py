@@ -203,7 +203,9 @@ class _Plain:
         i = asked + self.n_next
         c = self.calls[i]
         if c is None:
-            c = _interpolate(self.rates, tail_at(self.view_next, asked))
+            table = self.view_next
+            p = 1.0 if asked <= 0 else (table[asked] if asked < len(table) else 0.0)
+            c = _interpolate(self.rates, p)
             self.calls[i] = c
         return c
 
