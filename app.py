@@ -6,8 +6,10 @@ module with no environment.
 
 Every REST route is declared with ``api(...)``, which registers the Chalice route, records its
 models for the OpenAPI document (``chalicelib.schemas.ROUTES``) and wraps the handler: body
-size check (413), JSON parsing and pydantic validation (400), the bearer token (401), and the
-one error mapping of ``chalicelib.errors``, so no client input can produce a 5xx.
+size check (413), a non-JSON body's content type (415), JSON parsing and pydantic validation
+(400), the bearer token (401), and the one error mapping of ``chalicelib.errors``, so no client
+input can produce a 5xx. The answers Chalice makes itself (405 and others) are rewritten to
+the same error shape by the ``project_errors`` middleware.
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from pydantic import BaseModel
 
 from chalicelib import jsonbody
 from chalicelib import schemas as s
-from chalicelib.errors import ApiError, body, retry_after, to_response
+from chalicelib.errors import (
+    ApiError,
+    body,
+    from_chalice,
+    is_json_media_type,
+    retry_after,
+    to_response,
+    unsupported_media_type,
+)
 from chalicelib.ports import Unavailable
 
 app = Chalice(app_name="liars-lies")
@@ -32,6 +42,7 @@ log = logging.getLogger("liars-lies")
 
 JSON_HEADERS: dict[str, str | list[str]] = {"Content-Type": "application/json"}
 MAX_PATH_PARAM = 64
+ANY_CONTENT_TYPE = ["*/*"]
 
 
 @dataclass(frozen=True)
@@ -119,10 +130,12 @@ def api(
                     raise ApiError(
                         413, "body_too_large", f"bodies are limited to {s.MAX_BODY_BYTES} bytes"
                     )
+                headers = request.headers if request is not None else {}
+                if raw and not is_json_media_type(headers.get("content-type")):
+                    raise unsupported_media_type(headers.get("content-type", ""))
                 for value in params.values():
                     if len(value) > MAX_PATH_PARAM or not value.isprintable():
                         raise ApiError(404, "not_found", "no such resource")
-                headers = request.headers if request is not None else {}
                 caller = caller_from_header(headers.get("authorization"))
                 if caller is not None:
                     _observability().bind(user_id=caller.user_id)
@@ -149,7 +162,10 @@ def api(
                 log.exception("unexpected error in %s %s", method, path)
                 return _json(500, body("internal_error", "something went wrong on our side"))
 
-        app.route(path, methods=[method])(handler)
+        # Any content type reaches the handler, which refuses a non-JSON *body* itself (415):
+        # Chalice's own check would also refuse an empty POST labelled, as aiohttp and curl
+        # label it, application/octet-stream or x-www-form-urlencoded.
+        app.route(path, methods=[method], content_types=ANY_CONTENT_TYPE)(handler)
         return handler
 
     return decorate
@@ -167,19 +183,35 @@ def observe(event: Any, get_response: Callable[[Any], Any]) -> Any:
     return _observability().around_invocation(event, get_response)
 
 
-@app.route("/health", methods=["GET"])
+@app.middleware("http")
+def project_errors(event: Any, get_response: Callable[[Any], Any]) -> Any:
+    """Chalice's own answers (405 unknown method, 415, 500) in the project's error shape.
+
+    Chalice makes them before or around any route handler, as ``{"Code", "Message"}``: the
+    status and headers (``Allow`` on a 405) stay, the body becomes ``{"error": {...}}``.
+    """
+    response = get_response(event)
+    if isinstance(response, Response) and response.status_code >= 400:
+        rewritten = from_chalice(response.body)
+        if rewritten is not None:
+            response.body = rewritten
+            response.headers = {**response.headers, **JSON_HEADERS}
+    return response
+
+
+@app.route("/health", methods=["GET"], content_types=ANY_CONTENT_TYPE)
 def health() -> dict[str, str]:
     """Liveness probe for load balancers and the local server."""
     return {"status": "ok"}
 
 
-@app.route("/openapi.json", methods=["GET"])
+@app.route("/openapi.json", methods=["GET"], content_types=ANY_CONTENT_TYPE)
 def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 description, generated from the routes' own pydantic models."""
     return s.openapi_document()
 
 
-@app.route("/asyncapi.json", methods=["GET"])
+@app.route("/asyncapi.json", methods=["GET"], content_types=ANY_CONTENT_TYPE)
 def asyncapi() -> dict[str, Any]:
     """The AsyncAPI 3.0 description of the WebSocket, generated from the same pydantic models."""
     from chalicelib.asyncapi import asyncapi_document

@@ -232,13 +232,18 @@ async def watch(
     arrivals: dict[int, float],
     pushed: asyncio.Event,
     subscribed: asyncio.Event,
+    tls: ssl.SSLContext | None = None,
 ) -> None:
     """Subscribe to ``room_id``, note when each version's push arrives and wake the player.
 
     Runs until cancelled (the game's end). ``subscribed`` is set by the subscribe answer.
+    Each push is decoded whole: ``json.loads`` of a room is a few tens of microseconds, a
+    small share of the client's CPU per action, and a partial parse could mistake another
+    ``version`` for the room's. ``tls`` (the shared context) is for a ``wss://`` URL only.
     """
+    options: dict[str, Any] = {"ssl": tls} if tls is not None else {}
     try:
-        async with websockets.connect(ws_url, max_size=2**20, compression=None) as ws:
+        async with websockets.connect(ws_url, max_size=2**20, compression=None, **options) as ws:
             await ws.send(json.dumps({"action": "subscribe", "room_id": room_id}))
             async for raw in ws:
                 message = json.loads(raw)
@@ -332,7 +337,7 @@ async def play_one(
         answered: dict[int, float] = {}
         requested: dict[int, float] = {}
         pushed, subscribed = asyncio.Event(), asyncio.Event()
-        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, pushed, subscribed))
+        watcher = asyncio.create_task(watch(ws_url, room_id, arrivals, pushed, subscribed, tls))
         # let the subscription land before play starts (its answer is the room)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(subscribed.wait(), 5.0)
@@ -643,8 +648,11 @@ def workers_for(tree: Path, workers: int | None) -> int | None:
     return None
 
 
-def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: str = "") -> Row:
-    """Start a server on ``storage`` from ``tree``, play the games, stop it; the figures."""
+def measure(
+    storage: str, args: argparse.Namespace, tree: Path = REPO, label: str = "", round_no: int = 0
+) -> Row:
+    """Start a server on ``storage`` from ``tree``, play the games, stop it; the figures
+    (and with ``--timeline``, this run's buckets, printed at once)."""
     server_ms: list[float] = []
     with tempfile.TemporaryDirectory(prefix="liars-bench-") as data:
         proc, base_url = start_server(
@@ -664,7 +672,7 @@ def measure(storage: str, args: argparse.Namespace, tree: Path = REPO, label: st
             proc.send_signal(2)
             proc.wait(20)
     if args.timeline:
-        print_timeline(f"{storage}{label}", figures)
+        print_timeline(f"{storage}{label}, run {round_no + 1}", figures)
     lat = phases(figures)
     push, sent = figures.push_delay_ms, figures.push_after_request_ms
     per_action = 1000 / figures.actions if figures.actions else float("nan")
@@ -880,7 +888,7 @@ def main() -> None:
     for round_no in range(args.rounds):
         order = runs if round_no % 2 == 0 else list(reversed(runs))
         for name, tree, label in order:
-            results[name + label].append(measure(name, args, tree, label))
+            results[name + label].append(measure(name, args, tree, label, round_no))
     print_table([median_row(rows) for rows in results.values()], args.rounds, args.clients, args)
 
 

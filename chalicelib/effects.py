@@ -251,16 +251,32 @@ def _invite(deps: Deps, effect: AddInvitation) -> None:
 # --- pushes --------------------------------------------------------------------------------------
 
 
-def _fan_out(deps: Deps, room_id: str, build: Callable[[str | None], JsonDict]) -> int:
-    """Send each subscriber of ``room_id`` the message built for its user; prune gone ones."""
+Build = Callable[[str | None, bool], tuple[JsonDict, str | None]]
+"""The message for a viewer (a user id, None for a spectator) and, when asked (True), its
+``wire.push_text``."""
+
+
+def _fan_out(deps: Deps, room_id: str, build: Build) -> int:
+    """Send each subscriber of ``room_id`` the message built for its user; prune gone ones.
+
+    A message is built once per distinct viewer (every spectator gets the same one) and, for a
+    notifier that takes text (``ports.TextNotifier``), encoded once too.
+    """
     delivered = 0
-    built: dict[str | None, JsonDict] = {}
+    built: dict[str | None, tuple[JsonDict, str | None]] = {}
+    send_text = getattr(deps.notifier, "send_text", None)
     watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
     for connection_id, user_id in watchers:
         try:
             if user_id not in built:
-                built[user_id] = build(user_id)
-            if deps.notifier.send(connection_id, built[user_id]):
+                built[user_id] = build(user_id, send_text is not None)
+            message, text = built[user_id]
+            sent = (
+                send_text(connection_id, text)
+                if send_text is not None and text is not None
+                else deps.notifier.send(connection_id, message)
+            )
+            if sent:
                 delivered += 1
                 continue
         except Exception:
@@ -278,17 +294,29 @@ def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
     shown = events_for(room, events)
     now = deps.clock.now_ms()
-    return _fan_out(
-        deps,
-        room.id,
-        lambda user_id: wire.room_message(wire.view(room, version, user_id, now), shown),
-    )
+
+    def build(user_id: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
+        view = wire.view(room, version, user_id, now)
+        if as_text:
+            return wire.room_push(view, shown)
+        return wire.room_message(view, shown), None
+
+    return _fan_out(deps, room.id, build)
 
 
 def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:
     """Push a chat message to every subscriber of the room; the number delivered."""
     payload = wire.chat_push(room_id, message)
-    return _fan_out(deps, room_id, lambda _user: payload)
+    encoded: list[str] = []
+
+    def build(_user: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
+        if not as_text:
+            return payload, None
+        if not encoded:
+            encoded.append(wire.push_text(payload))
+        return payload, encoded[0]
+
+    return _fan_out(deps, room_id, build)
 
 
 # --- wake-ups ------------------------------------------------------------------------------------

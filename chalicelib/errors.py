@@ -177,3 +177,78 @@ def to_response(exc: BaseException) -> tuple[int, JsonDict] | None:
     if isinstance(exc, AuthError):
         return 401, body(exc.code, exc.message)
     return None
+
+
+# --- answers Chalice makes itself ---------------------------------------------------------------
+
+JSON_MEDIA_TYPES = ("application/json",)
+"""The body types a route accepts (``application/*+json`` too; parameters such as ``charset``
+are allowed). A request without ``Content-Type`` is read as JSON, as Chalice does."""
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """Whether a ``Content-Type`` header names JSON (a missing header counts as JSON)."""
+    if content_type is None:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in JSON_MEDIA_TYPES or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+
+
+def unsupported_media_type(content_type: str) -> ApiError:
+    """415: a body sent with a content type that is not JSON (an empty body is never refused)."""
+    shown = content_type if len(content_type) <= 100 and content_type.isprintable() else "that"
+    return ApiError(
+        415,
+        "unsupported_media_type",
+        f"bodies must be JSON (Content-Type: application/json), not {shown}",
+    )
+
+
+CHALICE_CODES: dict[str, str] = {
+    "MethodNotAllowedError": "method_not_allowed",
+    "UnsupportedMediaType": "unsupported_media_type",
+    "BadRequest": "bad_request",
+    "BadRequestError": "bad_request",
+    "UnauthorizedError": "not_signed_in",
+    "ForbiddenError": "forbidden",
+    "NotFoundError": "not_found",
+    "ConflictError": "conflict",
+    "UnprocessableEntityError": "invalid_input",
+    "TooManyRequestsError": "rate_limited",
+    "InternalServerError": "internal_error",
+}
+"""Chalice's own error names (``{"Code", "Message"}`` bodies) and the project's code for each."""
+
+_CHALICE_MESSAGES: dict[str, str] = {
+    "method_not_allowed": "this path does not answer that method (the Allow header lists those it does)",
+    "unsupported_media_type": "bodies must be JSON (Content-Type: application/json)",
+    "internal_error": "something went wrong on our side",
+}
+
+
+def _snake(name: str) -> str:
+    name = name.removesuffix("Error") or name
+    out = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+    return out if out.isidentifier() else "bad_request"
+
+
+def from_chalice(answer: Any) -> JsonDict | None:
+    """The project's error body for an answer Chalice made itself, or None for any other body.
+
+    Chalice answers a known path with an unknown method (405), a content type a route does not
+    declare (415), a ``ChaliceViewError`` and an exception that escaped every handler (500)
+    with ``{"Code": "...", "Message": "..."}``; the status and headers stay, the body becomes
+    ``{"error": {"code", "message"}}``.
+    """
+    if not isinstance(answer, dict) or set(answer) != {"Code", "Message"}:
+        return None
+    name = answer["Code"]
+    if not isinstance(name, str):
+        return None
+    code = CHALICE_CODES.get(name) or _snake(name)
+    message = _CHALICE_MESSAGES.get(code)
+    if message is None:
+        message = str(answer["Message"])[:200] or code.replace("_", " ")
+    return body(code, message)

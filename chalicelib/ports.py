@@ -20,6 +20,19 @@ class Notifier(Protocol):
         ...
 
 
+class TextNotifier(Notifier, Protocol):
+    """A notifier that also takes a message already encoded (the local server's).
+
+    ``send_text(connection_id, text)`` with ``text == wire.push_text(message)`` (compact JSON,
+    ASCII escapes) sends exactly what ``send(connection_id, message)`` would: a push encoded
+    once serves every connection that gets the same message.
+    """
+
+    def send_text(self, connection_id: str, text: str) -> bool:
+        """Send one encoded message; False when the connection is gone, True otherwise."""
+        ...
+
+
 class Timers(Protocol):
     """One-time wake-ups for rooms (EventBridge Scheduler in AWS, a precise loop locally)."""
 

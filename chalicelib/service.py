@@ -27,7 +27,7 @@ import ipaddress
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from chalicelib import auth, effects, observability, wire
@@ -302,7 +302,10 @@ class Service:
         that takes a token checks that its user still exists, with one read kept for the
         rest of the request.
         """
-        return replace(caller, record=self._user(replace(caller, record=None)))
+        user = self.store.get_user(caller.user_id)
+        if user is None:
+            raise unauthorized("this account no longer exists", "unknown_user")
+        return Caller(caller.user_id, caller.name, caller.guest, user)
 
     def me(self, caller: Caller) -> JsonDict:
         """Profile, rating, preferences and invitations."""

@@ -60,9 +60,12 @@ def chat_message(message: ChatMessage) -> JsonDict:
 # --- WebSocket pushes and answers ----------------------------------------------------------------
 
 
+_COMPACT_UTF8 = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encoded_size(message: Mapping[str, Any]) -> int:
     """Bytes of ``message`` as the notifier sends it (compact UTF-8 JSON)."""
-    return len(json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode())
+    return len(_COMPACT_UTF8(message).encode())
 
 
 def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
@@ -79,6 +82,42 @@ def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
     return {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
+
+
+_COMPACT_ASCII = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def push_text(message: Mapping[str, Any]) -> str:
+    """``message`` as a text frame: compact JSON with ASCII escapes (``json.dumps(message,
+    separators=(",", ":"))``), what a notifier's ``send_text`` takes (``ports.TextNotifier``)."""
+    return _COMPACT_ASCII(message)
+
+
+def _fits(message: Mapping[str, Any], text: str) -> bool:
+    """Whether ``message`` (whose ``push_text`` is ``text``) is under ``MAX_PUSH_BYTES``.
+
+    The ASCII text is never shorter than the UTF-8 bytes ``encoded_size`` counts (an escape
+    takes 6 or 12 characters where UTF-8 takes 1 to 4 bytes; everything else is alike), so a
+    short enough text proves the message fits without encoding it again. A text with a
+    surrogate escape takes the exact count (which refuses a lone surrogate, as it always did).
+    """
+    if len(text) < MAX_PUSH_BYTES and "\\ud" not in text:
+        return True
+    return encoded_size(message) < MAX_PUSH_BYTES
+
+
+def room_push(room_view: JsonDict, shown_events: list[Event]) -> tuple[JsonDict, str]:
+    """``room_message`` and its ``push_text``, encoded once (it is the text that is sent)."""
+    message: JsonDict = {"type": "room", "room": room_view, "events": shown_events}
+    text = push_text(message)
+    if _fits(message, text):
+        return message, text
+    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
+    text = push_text(message)
+    if _fits(message, text):
+        return message, text
+    message = {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
+    return message, push_text(message)
 
 
 def chat_push(room_id: str, message: JsonDict) -> JsonDict:

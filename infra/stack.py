@@ -27,6 +27,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sqs as sqs
 from chalice.cdk import Chalice
 from constructs import Construct
+from edges import add_edge_answers
 from operations import OpsSettings, add_operations
 
 APP_NAME = "liars-lies"
@@ -291,6 +292,9 @@ class LiarsLiesStack(cdk.Stack):
                 chalice.add_environment_variable(key, value, function.node.id)
 
         rest_api = chalice.get_resource("RestAPI")
+        # Undeclared methods reach the app (405 with Allow); API Gateway's own answers
+        # (unknown path, throttling, timeouts) get the project's error shape.
+        add_edge_answers(rest_api)
         rest_stage = str(rest_api.stage_name)  # type: ignore[attr-defined]
         cdk.CfnOutput(
             self,

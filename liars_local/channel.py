@@ -198,6 +198,8 @@ class PushChannel:
             with contextlib.suppress(OSError):
                 listener.shutdown(socket.SHUT_RDWR)
             listener.close()
+            with contextlib.suppress(OSError):
+                os.unlink(socket_path(self.runtime_dir, self.index))
         if self._acceptor is not None:
             self._acceptor.join(2)  # no stream is accepted after this
         with self._streams_lock:

@@ -287,6 +287,13 @@ class _Gateway(LocalGateway):
     def _generate_lambda_context(self) -> LambdaContext:
         return LambdaContext(**self._context_args)
 
+    def _has_user_defined_options_method(self, lambda_event: dict[str, Any]) -> bool:
+        # OPTIONS on a path without CORS reaches the app, which answers 405 with Allow, as the
+        # deployed API does; Chalice's gateway would answer an empty 200 itself. A CORS path
+        # keeps Chalice's preflight answer.
+        methods = self._app_object.routes[lambda_event["requestContext"]["resourcePath"]]
+        return "OPTIONS" in methods or all(entry.cors is None for entry in methods.values())
+
     def answer(
         self,
         method: str,
@@ -526,6 +533,23 @@ def _error_body(code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
+def _gateway_refusal(exc: LocalGatewayException) -> dict[str, Any]:
+    """A refusal of Chalice's ``LocalGateway`` as the project's error answer.
+
+    Its only refusal here is "no route matches the path" (403 ``Missing Authentication
+    Token``, API Gateway's words): the project answers 404 ``not_found``, as the deployed
+    API Gateway does through its gateway responses (``infra/edges.py``).
+    """
+    if exc.CODE == 403:
+        status, code, message = 404, "not_found", "no such resource"
+    elif exc.CODE == 401:  # 401 and 500 come from authorizers, which the app has none of
+        status, code, message = 401, "not_signed_in", "sign in first"
+    else:
+        status, code, message = 500, "internal_error", "The server failed to answer."
+    headers = {"Content-Type": "application/json"}
+    return {"statusCode": status, "headers": headers, "body": _error_body(code, message)}
+
+
 @dataclass(slots=True)
 class _Answer:
     """One HTTP answer as ASGI sends it: status, raw headers, body."""
@@ -541,21 +565,25 @@ class _Answer:
         await send({"type": "http.response.body", "body": self.body})
 
 
-#: Starlette's answers, kept byte for byte: an unexpected fault of the server itself, and a
-#: method the server does not route at all (TRACE, CONNECT, ...).
+#: Starlette's answer to an unexpected fault of the server itself, kept byte for byte; and a
+#: method the server does not route at all (TRACE, CONNECT, ...): the API's 405.
 _INTERNAL_ERROR = _Answer(
     500,
     [(b"content-length", b"21"), (b"content-type", b"text/plain; charset=utf-8")],
     b"Internal Server Error",
 )
+_NOT_ROUTED = _error_body(
+    "method_not_allowed",
+    "this path does not answer that method (the Allow header lists those it does)",
+)
 _METHOD_NOT_ALLOWED = _Answer(
     405,
     [
         (b"allow", ", ".join(HTTP_METHODS).encode()),
-        (b"content-length", b"18"),
-        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(_NOT_ROUTED)).encode()),
+        (b"content-type", b"application/json"),
     ],
-    b"Method Not Allowed",
+    _NOT_ROUTED,
 )
 _HANDLER_FAILED = _error_body("internal_error", "The server failed to answer.")
 
@@ -747,7 +775,7 @@ class LocalApp:
         try:
             answer = await runner.in_thread(handle)
         except LocalGatewayException as exc:
-            return _to_response({"statusCode": exc.CODE, "headers": exc.headers, "body": exc.body})
+            return _to_response(_gateway_refusal(exc))
         except Exception:
             log.exception("unhandled error for %s %s", method, path)
             return _Answer(

@@ -79,9 +79,27 @@ def reveal_view(reveal: Reveal, rules: RuleSystem) -> dict[str, Any]:
     }
 
 
+_ROW_BIDS: dict[tuple[str, str, tuple[int, ...]], dict[str, Any]] = {}
+"""A reveal row's bid on the wire, by rule system, player and stored row (bounded)."""
+
+
 def _row_bid(rules: RuleSystem, player_id: str, row: tuple[int, ...]) -> dict[str, Any]:
+    """A call of a reveal row as the rule system shows it (without its player).
+
+    A pure function of the system, the player and the stored row, and every view repeats the
+    latest reveal: a flat one (no list or dict inside) is made once and copied, so the copy is
+    the caller's to change; any other is made anew each time.
+    """
+    key = (rules.name, player_id, tuple(row))
+    known = _ROW_BIDS.get(key)
+    if known is not None:
+        return dict(known)
     out = rules.bid_view(rules.call_from_row(player_id, list(row)))
     out.pop("player_id", None)
+    if not any(isinstance(value, list | dict) for value in out.values()):
+        if len(_ROW_BIDS) >= 4096:
+            _ROW_BIDS.clear()
+        _ROW_BIDS[key] = dict(out)
     return out
 
 

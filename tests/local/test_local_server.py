@@ -97,13 +97,14 @@ def test_odd_paths_get_a_4xx_never_a_5xx(real_server: tuple[LocalServer, Log], p
         assert 400 <= answer.status_code < 500, (path, answer.status_code)
 
 
-def test_wrong_method_gets_chalice_405(real_server: tuple[LocalServer, Log]) -> None:
+def test_wrong_method_gets_405_in_the_project_shape(real_server: tuple[LocalServer, Log]) -> None:
     server, _ = real_server
 
     answer = httpx.delete(f"{server.url}/health")
 
     assert answer.status_code == 405
-    assert answer.json()["Code"] == "MethodNotAllowedError"
+    assert answer.headers["allow"] == "GET"
+    assert answer.json()["error"]["code"] == "method_not_allowed"
 
 
 def test_environment_is_local_and_sqlite_backed_by_default(

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -24,11 +25,12 @@ from websockets.sync.client import ClientConnection, connect
 
 from chalicelib.adapters.sqlite import WRITER_LOCK_SUFFIX, SqliteStore
 from chalicelib.ports import VersionConflict
+from liars_local import workers as workers_module
 from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel, owner_of
 from liars_local.cli import main
 from liars_local.notifier import LocalNotifier
-from liars_local.server import DB_FILE_NAME
-from liars_local.workers import default_workers, refuse_workers
+from liars_local.server import DB_FILE_NAME, PortInUse
+from liars_local.workers import WorkerPool, default_workers, refuse_workers
 
 pytestmark = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX: workers")
 
@@ -72,7 +74,7 @@ def _wait_for(condition: Any, seconds: float = 15.0) -> bool:
 class Served:
     """``python -m liars_local serve --workers N --port 0`` in a subprocess, its output read."""
 
-    def __init__(self, data: Path, workers: int = 2) -> None:
+    def __init__(self, data: Path, workers: int = 2, *, sigint_ignored: bool = False) -> None:
         self.data = data
         env = {**os.environ, "BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"}
         self.process = subprocess.Popen(
@@ -85,6 +87,10 @@ class Served:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # as a shell starts a background job: Python then keeps SIGINT ignored
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            if sigint_ignored
+            else None,
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -112,7 +118,11 @@ class Served:
     def stop(self, sig: int = signal.SIGINT) -> int:
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        code = self.process.wait(30)
+        try:
+            code = self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # its workers see the supervisor gone and stop
+            raise
         self._reader.join(5)
         return code
 
@@ -389,7 +399,7 @@ def test_a_killed_worker_is_started_again_and_its_subscriptions_are_forgotten(
 
 
 def test_sigint_stops_every_worker_and_data_survives_a_restart(tmp_path: Path) -> None:
-    first = Served(tmp_path)
+    first = Served(tmp_path, sigint_ignored=True)  # stops all the same
     token = _ok(
         httpx.post(f"{first.url}/auth/register", json={"username": "Alice", "password": PASSWORD}),
         201,
@@ -412,3 +422,70 @@ def test_sigint_stops_every_worker_and_data_survives_a_restart(tmp_path: Path) -
     finally:
         assert second.stop(signal.SIGTERM) == 0
     assert _wait_for(lambda: not any(_alive(pid) for pid in second.pids), 5)
+
+
+def test_a_burst_of_new_connections_is_spread_over_the_workers(served: Served) -> None:
+    # every game opens its connections at once: one worker must not take them all (with
+    # even odds per connection, all 16 on one worker happens once in 30,000 runs)
+    before = len(served.connected())
+    barrier = threading.Barrier(16)
+    opened: list[ClientConnection] = []
+    failed: list[BaseException] = []
+
+    def open_one() -> None:
+        barrier.wait()
+        try:
+            opened.append(connect(served.url.replace("http", "ws") + "/ws").__enter__())
+        except Exception as err:
+            failed.append(err)
+
+    threads = [threading.Thread(target=open_one) for _ in range(16)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        assert not failed
+        assert _wait_for(lambda: len(served.connected()) >= before + 16), (
+            len(opened),
+            served.lines,
+        )
+        owners = [owner_of(cid) for cid in served.connected()[before:]]
+        assert 0 in owners and 1 in owners, owners
+    finally:
+        for ws in opened:
+            ws.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT sharing: Linux")
+def test_a_port_shared_by_another_server_is_refused_as_taken(tmp_path: Path) -> None:
+    other = socket.socket()
+    other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    other.bind(("127.0.0.1", 0))
+    other.listen(1)
+    port = other.getsockname()[1]
+    try:
+        with pytest.raises(PortInUse, match=f"port {port} in use"):
+            WorkerPool(port=port, workers=2, data_dir=tmp_path).start()
+    finally:
+        other.close()
+    assert not (tmp_path / DB_FILE_NAME).exists()  # refused before anything was set up
+
+
+def test_the_supervisor_creates_the_dynamodb_table_once_before_any_worker_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str | None, str | None]] = []
+
+    class Table:
+        def ensure_table(self) -> None:
+            made.append((os.environ.get("DYNAMODB_ENDPOINT"), os.environ.get("TABLE_NAME")))
+
+    monkeypatch.setattr(workers_module, "local_store", lambda db_path: Table())
+    pool = WorkerPool(
+        workers=2, storage="dynamodb", data_dir=tmp_path, dynamodb_endpoint="http://db:8000"
+    )
+    pool._prepare_storage()
+    assert made == [("http://db:8000", "liars-lies-local")]
+    assert os.environ.get("DYNAMODB_ENDPOINT") is None  # the environment is put back
+    assert (tmp_path / "token-secret").is_file()

@@ -234,18 +234,19 @@ def test_cors_preflight_is_chalice_s_answer(served: tuple[LocalServer, list[str]
     assert found["content-length"] == "0"
 
 
-def test_a_method_the_server_does_not_route_gets_a_plain_405(
+def test_a_method_the_server_does_not_route_gets_the_api_s_405(
     served: tuple[LocalServer, list[str]],
 ) -> None:
     server, _ = served
 
     status, headers, body = fetch(server, "TRACE", "/things")
 
-    assert (status, body) == (405, b"Method Not Allowed")
+    assert status == 405
+    assert json.loads(body)["error"]["code"] == "method_not_allowed"
     assert headers == [
         ("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"),
-        ("content-length", "18"),
-        ("content-type", "text/plain; charset=utf-8"),
+        ("content-length", str(len(body))),
+        ("content-type", "application/json"),
     ]
 
 
