@@ -1,9 +1,11 @@
 """The local server: one ASGI app serving the Chalice app's REST routes, WebSockets and web client.
 
-HTTP requests become API Gateway events through Chalice's own ``LocalGateway`` (routing,
-path parameters, CORS and error answers are Chalice's), WebSocket frames on ``/ws`` become
-API-Gateway-style WebSocket events for ``app.handler_map["ws_connect" | "ws_message" |
-"ws_disconnect"]``, and a ``LocalTimers`` loop invokes ``app.handler_map["room_timer"]``.
+HTTP requests become API Gateway events by the rules of Chalice's own ``LocalGateway``
+(routing, path parameters, CORS and error answers are Chalice's; ``_Gateway`` builds the
+same event for less CPU), static files are Starlette's ``FileResponse``, WebSocket frames on
+``/ws`` become API-Gateway-style WebSocket events for ``app.handler_map["ws_connect" |
+"ws_message" | "ws_disconnect"]``, and a ``LocalTimers`` loop invokes
+``app.handler_map["room_timer"]``.
 
 Storage (ARCHITECTURE.md decision 8): by default a SQLite file in a data folder
 (``SqliteStore``), which also holds the token-signing secret, so accounts, rooms and sessions
@@ -426,6 +428,10 @@ def _set_result(future: asyncio.Future[Any], result: Any) -> None:
 
 
 def _set_exception(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if isinstance(exc, StopIteration):  # an asyncio future refuses it (the caller would hang)
+        wrapped = RuntimeError(f"the handler raised {exc!r}")
+        wrapped.__cause__ = exc
+        exc = wrapped
     if not future.cancelled():
         future.set_exception(exc)
 

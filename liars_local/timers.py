@@ -46,14 +46,20 @@ class LocalTimers:
                 return
             seq = next(self._seq)
             self._pending[key] = seq
-            heapq.heappush(self._heap, (int(at_ms), seq, room_id, version))
-            self._cond.notify()
+            entry = (int(at_ms), seq, room_id, version)
+            heapq.heappush(self._heap, entry)
+            # The thread sleeps until the earliest wake-up: only a new earliest one changes
+            # that (every action schedules one, mostly later than another room's).
+            if self._heap[0] is entry:
+                self._cond.notify()
 
     def cancel(self, room_id: str, version: int) -> None:
-        """Forget the pending wake-up for ``(room_id, version)`` (missing is fine)."""
+        """Forget the pending wake-up for ``(room_id, version)`` (missing is fine).
+
+        The thread is not woken: a cancelled wake-up is skipped when its time comes.
+        """
         with self._cond:
             self._pending.pop((room_id, version), None)
-            self._cond.notify()
 
     def pending(self) -> list[tuple[str, int, int]]:
         """The pending wake-ups as ``(room_id, version, at_ms)``, earliest first."""

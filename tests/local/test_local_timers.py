@@ -174,3 +174,37 @@ def test_stop_drops_pending_wakeups_and_ends_the_thread(recorder: Recorder) -> N
 
     assert recorder.fired() == []
     assert not any(t.name == "liars-dice-timers" and t.is_alive() for t in threading.enumerate())
+
+
+def test_only_a_new_earliest_wakeup_or_a_stop_wakes_the_sleeping_thread(
+    recorder: Recorder,
+) -> None:
+    # Every action schedules a wake-up and cancels one; the thread reads the clock each time
+    # it wakes, so its clock reads count its wake-ups.
+    reads: list[float] = []
+    reads_lock = threading.Lock()
+
+    def clock() -> float:
+        with reads_lock:
+            reads.append(time.time())
+        return time.time() * 1000
+
+    def settled() -> int:
+        time.sleep(0.2)
+        with reads_lock:
+            return len(reads)
+
+    with LocalTimers(recorder, now_ms=clock) as running:
+        running.schedule("first", 1, now_ms() + 60_000)
+        asleep = settled()
+        running.schedule("later", 1, now_ms() + 120_000)
+        running.cancel("first", 1)
+        running.cancel("nothing", 7)
+        after_later_and_cancels = settled()
+        running.schedule("sooner", 1, now_ms() + 30_000)
+        after_sooner = settled()
+
+    assert asleep >= 1
+    assert after_later_and_cancels == asleep
+    assert after_sooner == asleep + 1
+    assert recorder.fired() == []

@@ -283,3 +283,25 @@ def test_a_path_starlette_s_url_escapes_is_logged_and_looked_up_as_before(
 
     assert status == 200
     assert any(line.startswith("GET /things/a%3Fb 200 ") for line in log)
+
+
+def test_a_worker_hands_back_answers_and_errors_and_keeps_going() -> None:
+    runner = AppRunner(echo_app(), lock=None, threads=2)
+
+    def fail(exc: BaseException) -> None:
+        raise exc
+
+    async def calls() -> list[Any]:
+        results: list[Any] = []
+        for fn, arg in [(str.upper, "a"), (fail, ValueError("v")), (fail, StopIteration())]:
+            try:
+                results.append(await runner.in_thread(fn, arg))
+            except Exception as exc:
+                results.append(type(exc).__name__)
+        results.append(await runner.in_thread(str.lower, "B"))
+        return results
+
+    try:
+        assert asyncio.run(calls()) == ["A", "ValueError", "RuntimeError", "b"]
+    finally:
+        runner.close()
