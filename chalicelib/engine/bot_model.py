@@ -61,6 +61,7 @@ def tail(n: int, k: int, p_milli: int) -> float:
     return tail_at(tail_table(max(n, 0), p_milli), k)
 
 
+@lru_cache(maxsize=16)
 def die_p_milli(wildcard_chance: int) -> int:
     """Chance (per mille) that one unseen die counts toward a given face: the face itself or ``*``."""
     w = wildcard_chance / 100
@@ -107,28 +108,53 @@ class Seat:
         return len(self.counts)
 
 
+_FACE_SLOT: dict[Any, int] = {f: f for f in range(1, 7)}
+
+
+def _mine(own: tuple[Any, ...]) -> tuple[int, ...]:
+    """``matching(own, face)`` for every face (index 0 unused), in one pass over the dice."""
+    per = [0] * 7
+    wild = 0
+    for d in own:
+        if d in (WILD, "*"):
+            wild += 1
+        else:
+            slot = _FACE_SLOT.get(d)
+            if slot is not None:
+                per[slot] += 1
+    if wild:
+        return (0, *(n + wild for n in per[1:]))
+    return tuple(per)
+
+
 def read_view(view: dict[str, Any]) -> Seat:
     """Extract the bot's decision inputs from its player view (and nothing else)."""
     game = view["game"]
-    own = tuple(view["me"]["dice"] or ())
-    me = view["me"]["player_id"]
-    seats = [p for p in view["players"] if not (p["eliminated"] or p["resigned"])]
-    counts = {p["id"]: int(p["dice_count"]) for p in seats}
-    order = [p["id"] for p in seats]
+    me_view = view["me"]
+    own = tuple(me_view["dice"] or ())
+    me = me_view["player_id"]
+    counts = {
+        p["id"]: int(p["dice_count"])
+        for p in view["players"]
+        if not (p["eliminated"] or p["resigned"])
+    }
     next_id = None
-    if me in order and len(order) > 1:
+    if me in counts and len(counts) > 1:
+        order = list(counts)
         next_id = order[(order.index(me) + 1) % len(order)]
     total = int(game["total_dice"])
     bid = game["current_bid"]
+    settings = view["settings"]
+    turn = game.get("turn")
     return Seat(
         me=me,
-        turn=int(game["turn"]["number"]) if game.get("turn") else 0,
+        turn=int(turn["number"]) if turn else 0,
         own=own,
-        mine=tuple([0] + [matching(list(own), f) for f in range(1, 7)]),
+        mine=_mine(own),
         total=total,
         unseen=total - len(own),
-        p_milli=die_p_milli(int(view["settings"]["wildcard_chance"])),
-        penalty=str(view["settings"]["penalty"]),
+        p_milli=die_p_milli(int(settings["wildcard_chance"])),
+        penalty=str(settings["penalty"]),
         counts=counts,
         next_id=next_id,
         current=(int(bid["quantity"]), int(bid["face"])) if bid else None,
@@ -195,8 +221,14 @@ def call_rates(memory: dict[str, Any], player_id: str | None) -> tuple[float, ..
     s = stats(memory, player_id) if player_id else None
     if s is None:
         return DEFAULT_CALL_RATE
+    return _call_rates(tuple(s[FACED:STAT_LEN]))
+
+
+@lru_cache(maxsize=1024)
+def _call_rates(counts: tuple[int, ...]) -> tuple[float, ...]:
+    """``call_rates`` from the faced and called counters (shared by equal counters)."""
     return tuple(
-        (s[CALLED + b] + PRIOR_CALLS * DEFAULT_CALL_RATE[b]) / (s[FACED + b] + PRIOR_CALLS)
+        (counts[CALL_BINS + b] + PRIOR_CALLS * DEFAULT_CALL_RATE[b]) / (counts[b] + PRIOR_CALLS)
         for b in range(CALL_BINS)
     )
 
@@ -208,9 +240,16 @@ def bidder_pmf(memory: dict[str, Any], player_id: str, n: int, p_milli: int) -> 
     (plain binomial); otherwise it leans toward the bid face as much as their honest bids did.
     """
     s = stats(memory, player_id)
-    bids, bluffs, hm, hd = (
-        (s[BIDS], s[BLUFFS], s[HONEST_MATCH], s[HONEST_DICE]) if s else (0, 0, 0, 0)
-    )
+    if s is None:
+        return _bidder_pmf(0, 0, 0, 0, n, p_milli)
+    return _bidder_pmf(s[BIDS], s[BLUFFS], s[HONEST_MATCH], s[HONEST_DICE], n, p_milli)
+
+
+@lru_cache(maxsize=1024)
+def _bidder_pmf(
+    bids: int, bluffs: int, hm: int, hd: int, n: int, p_milli: int
+) -> tuple[float, ...]:
+    """``bidder_pmf`` from the bidder's counters (shared by equal counters)."""
     bluff = (bluffs + PRIOR_BLUFF * PRIOR_BIDS) / (bids + PRIOR_BIDS)
     honest_milli = round(
         (hm * 1000 + PRIOR_HONEST_DICE * (p_milli + PRIOR_HONEST_LIFT)) / (hd + PRIOR_HONEST_DICE)

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.engine import game
+from chalicelib.engine import bot_model, game
 from chalicelib.engine.bot_model import (
     BIDS,
     BLUFFS,
@@ -513,7 +513,8 @@ def scoring(view: dict[str, Any], memory: dict[str, Any]) -> tuple[Any, ...]:
 
 def test_the_shared_scoring_tables_give_what_fresh_ones_give_as_the_game_moves_on() -> None:
     # The strong bot keeps its scoring tables across decisions (keyed by the values they are
-    # computed from: table size, the next player's learned call rates, the bidder's lean).
+    # computed from: table size, the next player's learned call rates, the bidder's lean, the
+    # learned counters).
     # As the dice and the learned habits change, what the kept tables give must be what
     # tables built afresh give, decision after decision.
     positions = [
@@ -525,6 +526,39 @@ def test_the_shared_scoring_tables_give_what_fresh_ones_give_as_the_game_moves_o
     assert any(memory.get("o") for _, memory in positions)  # habits were learned on the way
     for view, memory in positions:
         kept = scoring(view, memory)
-        bots._plain.cache_clear()
-        bots._lean.cache_clear()
+        clear_bot_caches()
         assert scoring(view, memory) == kept
+
+
+def clear_bot_caches() -> None:
+    """Forget every table the strong bot keeps across decisions."""
+    for cache in (
+        bots._table,
+        bots._plain,
+        bots._lean,
+        bots._next_costs,
+        bot_model._call_rates,
+        bot_model._bidder_pmf,
+    ):
+        cache.cache_clear()
+
+
+def test_kept_costs_on_the_bid_face_follow_the_bidders_habits() -> None:
+    # Same table, same next player's call habits: only what we learned about the bidder's
+    # bids differs, so the costs of raising the bid face must follow it (heads-up the bidder
+    # is the next player; at three they are not).
+    calls = [3, 4, 5, 6, 7, 1, 2, 2, 3, 1]
+    honest = {"w": 10, "o": {"p2": [80, 0, 300, 400, *calls], "p3": [80, 0, 300, 400, *calls]}}
+    bluffer = {"w": 10, "o": {"p2": [80, 75, 5, 25, *calls], "p3": [80, 75, 5, 25, *calls]}}
+    for hands, bidder in (
+        ([[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]], 1),
+        ([[1, 3, 3], [2, 2], [4, 5]], 2),
+    ):
+        room = table(hands, current=(bidder, 2, 3), to_act=0)
+        view = bot_view(room, "p1")
+        clear_bot_caches()
+        kept = scoring(view, honest)
+        assert scoring(view, bluffer) != kept
+        kept = scoring(view, bluffer)
+        clear_bot_caches()
+        assert scoring(view, bluffer) == kept

@@ -131,6 +131,21 @@ def _extended(head: list[float], total: int) -> list[float]:
     return [1.0] * (2 * total + 3) + head + [0.0] * (total + 2)
 
 
+_PRIOR_LOW_CALLS = sum(DEFAULT_CALL_RATE[:3])
+"""The prior call rates in the three lower bins, summed (``_Plain``'s echo)."""
+
+
+@lru_cache(maxsize=256)
+def _table(
+    p_milli: int, n_next: int, others: int, total: int
+) -> tuple[tuple[float, ...], list[float], tuple[float, ...]]:
+    """The next player's binomial, the other unseen dice's tail (``_extended``) and the tail of
+    the dice the next player sees as unseen: what ``_Plain`` needs of the table alone."""
+    dist = pmf(n_next, p_milli)
+    ext = _extended(list(tail_table(others, p_milli)[1:]), total)
+    return dist, ext, tail_table(total - n_next, p_milli)
+
+
 class _Plain:
     """What scoring a raise needs when the bid says nothing about the hands it counts on.
 
@@ -167,11 +182,9 @@ class _Plain:
         give: bool,
     ) -> None:
         self.n_next = n_next
-        self.dist = pmf(n_next, p_milli)
+        self.dist, self.ext, self.view_next = _table(p_milli, n_next, others, total)
+        """``ext``: ``tail_at(tail_table(others), k)`` at ``k + off`` (read only)."""
         self.off = 2 * total + 2
-        self.ext = _extended(list(tail_table(others, p_milli)[1:]), total)
-        """``tail_at(tail_table(others), k)`` at ``k + off``."""
-        self.view_next = tail_table(total - n_next, p_milli)
         self.rates = rates
         self.calls: list[float | None] = [None] * (total + n_next + 2)
         """The next player's call rate for a bid of each quantity (at ``asked + n_next``)."""
@@ -181,7 +194,7 @@ class _Plain:
         self.share = 2 / players
         # Against a rival who seldom calls, the round goes on: what it costs us is their answer,
         # and the easiest answer is one more on our face, which we then face ourselves.
-        reluctance = 1 - sum(rates[:3]) / sum(DEFAULT_CALL_RATE[:3])
+        reluctance = 1 - sum(rates[:3]) / _PRIOR_LOW_CALLS
         self.echo = ECHO * min(max(reluctance, 0.0), 1.0)
         self.costs: dict[tuple[int, int], float] = {}
 
@@ -190,7 +203,9 @@ class _Plain:
         i = asked + self.n_next
         c = self.calls[i]
         if c is None:
-            c = _interpolate(self.rates, tail_at(self.view_next, asked))
+            table = self.view_next
+            p = 1.0 if asked <= 0 else (table[asked] if asked < len(table) else 0.0)
+            c = _interpolate(self.rates, p)
             self.calls[i] = c
         return c
 
@@ -225,8 +240,8 @@ class _Plain:
             c = calls[at - j]
             if c is None:
                 c = self.call(quantity - j)
-            called += w * c
             wc = w * c
+            called += wc
             win += wc * true
             lose += wc * (1 - true)
         return lose, win, 1 - called, room
@@ -246,29 +261,71 @@ def _plain(
     return _Plain(p_milli, n_next, others, total, rates, players, give)
 
 
+class _Costs:
+    """Raise costs on the bid face for one belief about the bidder's hand, per shared ``_Plain``.
+
+    Kept by (``_Plain``, quantity, dice still needed); the ``_Plain`` objects are held, so a
+    key never stands for another one. At most 8 of them (a belief about a bidder meets few
+    tables: one per table size and next player's habits), then it starts again.
+    """
+
+    __slots__ = ("by_plain",)
+
+    def __init__(self) -> None:
+        self.by_plain: dict[_Plain, dict[tuple[int, int], float]] = {}
+
+    def of(self, plain: _Plain) -> dict[tuple[int, int], float]:
+        """The costs kept for ``plain``."""
+        got = self.by_plain.get(plain)
+        if got is None:
+            if len(self.by_plain) >= 8:
+                self.by_plain.clear()
+            got = self.by_plain[plain] = {}
+        return got
+
+
+@lru_cache(maxsize=256)
+def _next_costs(dist: tuple[float, ...]) -> _Costs:
+    """The bid face's costs when the next player made the bid and we believe ``dist`` of it."""
+    return _Costs()
+
+
 class _Lean:
     """The unseen dice outside the next player's hand when the bidder's hand is among them.
 
     Our belief about the bidder's dice counting toward their bid face (``dist``) mixed with a
     plain binomial for the ``rest``: ``ext[k + 2 * total + 2]`` is the chance that at least
-    ``k`` count. Shared by every decision with the same values (``_lean``).
+    ``k`` count, filled for the ``k`` a decision asks (``fill``; -1 until then). Shared by every
+    decision with the same values (``_lean``).
     """
 
-    __slots__ = ("ext", "off")
+    __slots__ = ("costs", "dist", "ext", "off", "rext", "top")
 
     def __init__(self, dist: tuple[float, ...], rest: int, p_milli: int, total: int) -> None:
-        table = tail_table(rest, p_milli)
-        head = [
-            sum(w * tail_at(table, k - i) for i, w in enumerate(dist))
-            for k in range(1, len(dist) + rest + 1)
-        ]
-        # at k = len(dist) + rest every term reads past the table: exactly 0, as the padding
-        self.ext = _extended(head, total)
+        self.costs = _Costs()
+        self.dist = dist
         self.off = 2 * total + 2
+        self.rext = _extended(list(tail_table(rest, p_milli)[1:]), total)
+        """``tail_at(tail_table(rest), k)`` at ``k + off``."""
+        self.top = len(dist) + rest
+        # at k = top every term reads past the rest's table: exactly 0, as the padding after it
+        self.ext = _extended([-1.0] * self.top, total)
+
+    def fill(self, lo: int, hi: int) -> None:
+        """Compute P(at least ``k``) for every ``k`` in ``lo..hi`` not computed yet."""
+        ext, rext, dist, off = self.ext, self.rext, self.dist, self.off
+        for k in range(max(lo, 1), min(hi, self.top) + 1):
+            b = k + off
+            if ext[b] < 0:
+                ext[b] = sum(w * rext[b - i] for i, w in enumerate(dist))
 
     def at(self, k: int) -> float:
         """P(at least ``k`` of these dice count toward the bid face)."""
-        return self.ext[k + self.off]
+        got = self.ext[k + self.off]
+        if got < 0:
+            self.fill(k, k)
+            got = self.ext[k + self.off]
+        return got
 
 
 @lru_cache(maxsize=256)
@@ -295,6 +352,8 @@ class _Beliefs:
         self.lean: _Lean | None = None
         self.lean_face = 0
         """The face of the current bid when the bid tells us about the bidder's hand (else 0)."""
+        self.lean_costs: dict[tuple[int, int], float] = {}
+        """Raise costs on ``lean_face`` by (quantity, dice still needed), shared by value."""
         bidder = seat.bidder
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
@@ -303,8 +362,10 @@ class _Beliefs:
             self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
+                self.lean_costs = _next_costs(dist).of(self.plain)
             else:
                 self.lean = _lean(dist, others - n_b, p, seat.total)
+                self.lean_costs = self.lean.costs.of(self.plain)
 
     def others_at_least(self, face: int, k: int) -> float:
         """P(the unseen dice outside the next player's hand hold at least ``k`` of ``face``)."""
@@ -332,16 +393,23 @@ class _Beliefs:
         need = quantity - self.seat.mine[face]
         plain = self.plain
         if self.lean is not None and face == self.lean_face:
+            self.lean.fill(need - plain.n_next, need + 1)
             return plain.outcome(plain.dist, self.lean.ext, quantity, need)
         return plain.outcome(self.next_dist(face), plain.ext, quantity, need)
 
     def cost(self, quantity: int, face: int) -> float:
         """What raising to ``quantity`` on ``face`` costs us, in dice (``strong``'s scoring)."""
-        if face != self.lean_face:
-            return self.plain.cost(quantity, quantity - self.seat.mine[face])
+        need = quantity - self.seat.mine[face]
         plain = self.plain
-        lose, win, carry_on, room = self.raise_outcome(quantity, face)
-        return _score(lose, win, carry_on, room, plain.gain, plain.share, plain.echo)
+        if face != self.lean_face:
+            return plain.cost(quantity, need)
+        key = (quantity, need)
+        got = self.lean_costs.get(key)
+        if got is None:
+            lose, win, carry_on, room = self.raise_outcome(quantity, face)
+            got = _score(lose, win, carry_on, room, plain.gain, plain.share, plain.echo)
+            self.lean_costs[key] = got
+        return got
 
 
 def _candidates(seat: Seat) -> list[tuple[int, int]]:
@@ -359,13 +427,19 @@ def _candidates(seat: Seat) -> list[tuple[int, int]]:
 def _best(scored: list[tuple[float, int, int]]) -> tuple[float, int, int]:
     """The cheapest raise; the first in candidate order among (near-)exact ties."""
     best = scored[0]
+    limit = best[0] - 1e-12
     for c in scored:
-        if c[0] < best[0] - 1e-12:
+        if c[0] < limit:
             best = c
+            limit = c[0] - 1e-12
     return best
 
 
-def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, int, int]]:
+def _weigh(
+    seat: Seat,
+    scored: list[tuple[float, int, int]],
+    best: tuple[float, int, int] | None = None,
+) -> list[tuple[int, int, int]]:
     """Integer weights for a mixed choice among raises: the best first, then near-best, a bluff.
 
     The best raise (first of the cheapest, in candidate order) weighs ``MIX_BEST``; every other
@@ -373,23 +447,28 @@ def _weigh(seat: Seat, scored: list[tuple[float, int, int]]) -> list[tuple[int, 
     and the cheapest raise on a face we hold none of is added as a cheap bluff when its gap is
     within ``BLUFF_MARGIN`` and we have more than one die left (a lost bluff on the last die is
     the game). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
+    ``best`` is ``_best(scored)`` when the caller has it already.
     """
-    best = _best(scored)
-    out = [(MIX_BEST, best[1], best[2])]
+    if best is None:
+        best = _best(scored)
+    low, bq, bf = best
+    out = [(MIX_BEST, bq, bf)]
     bluff: tuple[float, int, int] | None = None
+    mine = seat.mine
+    exp = math.exp
     for cost, q, f in scored:
-        if (q, f) == (best[1], best[2]):
+        if q == bq and f == bf:
             continue
-        gap = cost - best[0]
+        gap = cost - low
         if gap <= MIX_MARGIN:
-            w = round(MIX_NEAR * math.exp(-gap / MIX_TEMPERATURE))
+            w = round(MIX_NEAR * exp(-gap / MIX_TEMPERATURE))
             if w > 0:
                 out.append((w, q, f))
                 continue
-        if seat.mine[f] == 0 and (bluff is None or cost < bluff[0]):
+        if mine[f] == 0 and (bluff is None or cost < bluff[0]):
             bluff = (cost, q, f)
-    if bluff is not None and len(seat.own) > 1 and seat.mine[best[2]] > 0:
-        gap = bluff[0] - best[0]
+    if bluff is not None and len(seat.own) > 1 and mine[bf] > 0:
+        gap = bluff[0] - low
         if gap <= BLUFF_MARGIN:
             w = round(BLUFF_WEIGHT * math.exp(-gap / BLUFF_TEMPERATURE))
             if w > 0:
@@ -409,17 +488,43 @@ def _pick(weighted: list[tuple[int, int, int]], roller: Roller) -> tuple[int, in
     raise AssertionError("unreachable: the draw is below the total weight")
 
 
+def _scored(seat: Seat, beliefs: _Beliefs) -> list[tuple[float, int, int]]:
+    """``_candidates`` in their order, each as (cost, quantity, face): ``beliefs.cost`` inlined."""
+    plain = beliefs.plain
+    costs = plain.costs
+    lean_face = beliefs.lean_face
+    mine = seat.mine
+    cur = seat.current
+    total = seat.total
+    unseen_p = seat.unseen * (seat.p_milli / 1000)
+    out: list[tuple[float, int, int]] = []
+    for face in range(1, 7):
+        low = 1 if cur is None else (cur[0] if face > cur[1] else cur[0] + 1)
+        m = mine[face]
+        high = min(total, max(low + 2, round(m + unseen_p) + 1), low + 6)
+        if face == lean_face:
+            for q in range(low, high + 1):
+                out.append((beliefs.cost(q, face), q, face))
+            continue
+        for q in range(low, high + 1):
+            c = costs.get((q, q - m))
+            if c is None:
+                c = plain.cost(q, q - m)
+            out.append((c, q, face))
+    return out
+
+
 def strong(seat: Seat, memory: dict[str, Any], roller: Roller) -> Action:
     """Call when it costs least, else a mixed choice among the cheapest raises (module docstring)."""
     beliefs = _Beliefs(seat, memory)
-    cost = beliefs.cost
-    scored = [(cost(q, f), q, f) for q, f in _candidates(seat)]
+    scored = _scored(seat, beliefs)
+    best = _best(scored) if scored else None
     if seat.current is not None:
         gain = beliefs.plain.gain
         p_true = beliefs.p_true(*seat.current)
-        if not scored or p_true - gain * (1 - p_true) <= _best(scored)[0]:
+        if best is None or p_true - gain * (1 - p_true) <= best[0]:
             return _liar(seat)
-    return _bid(seat, *_pick(_weigh(seat, scored), roller))
+    return _bid(seat, *_pick(_weigh(seat, scored, best), roller))
 
 
 def medium(seat: Seat) -> Action:
