@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dynamodb_endpoint and args.storage:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from liars_local.server import LocalServer, PortInUse, default_data_dir
+    from liars_local.server import LocalServer, PortInUse, default_data_dir, tune_gc_for_serving
     from liars_local.workers import default_workers, refuse_workers
 
     storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")
@@ -93,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
         return 1
     _print_banner(server.url, storage, server.db_path, data_dir, args.dynamodb_endpoint)
+    tune_gc_for_serving()
     with contextlib.suppress(KeyboardInterrupt):
         server.run_prepared()
     print("Stopped.", flush=True)

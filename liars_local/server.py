@@ -22,6 +22,7 @@ import base64
 import contextlib
 import errno
 import functools
+import gc
 import importlib
 import importlib.util
 import json
@@ -75,6 +76,13 @@ SWEEP_SECONDS = 600.0
 #: Handler threads at once. The work is CPU-bound Python under one GIL: more threads than a
 #: few only make each request wait longer for its turn (and hold SQLite's write lock longer).
 WORKER_THREADS = 8
+#: Handler threads at once on SQLite, where a handler waits on nothing but the GIL (a store
+#: call takes microseconds): with 8, the requests in hand share the interpreter in 5 ms
+#: slices, so each one finishes only when most of them have, and the event loop's thread
+#: queues for the GIL behind them all. Two keep a slow request (a password hash, which
+#: leaves the GIL) from holding up the rest. Measured under ``bench/local.py --games 20``:
+#: p99 x0.78 and CPU per action x0.91 against 8 (docs/DECISIONS.md, issue 14).
+SQLITE_WORKER_THREADS = 2
 
 #: The web client (the top-level ``web/`` folder, installed beside the Python packages).
 STATIC_DIR = Path(importlib.util.find_spec("web").submodule_search_locations[0])  # type: ignore[union-attr,index]
@@ -178,6 +186,23 @@ def preload_app_modules(package: str = "chalicelib") -> None:
     root = importlib.import_module(package)
     for info in pkgutil.walk_packages(root.__path__, f"{package}."):
         importlib.import_module(info.name)
+
+
+def tune_gc_for_serving() -> None:
+    """Garbage-collect less often in a process that only serves (call once, after start-up).
+
+    Everything imported and built at start-up is moved out of the collector's sight
+    (``gc.freeze``), and the youngest generation is collected after 20,000 allocations
+    instead of 700: a request makes thousands of short-lived objects (JSON, views, the
+    room), nearly all freed by reference counting, so the default thresholds ran a
+    collection every few requests and a full one, over every module's objects, every few
+    hundred. Measured under ``bench/local.py --games 20``: CPU per action x0.90, p99
+    x0.92. Process-wide, so only the ``liars-dice serve`` processes call it, never a test
+    that starts a server in its own process.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
 
 
 class PortInUse(OSError):
@@ -1131,7 +1156,10 @@ class LocalServer:
         serialized = self.storage == "moto"
         if not serialized:
             stack.enter_context(_thread_local_requests(chalice_app))
-        self.runner = runner = AppRunner(chalice_app, APP_LOCK if serialized else None)
+        threads = SQLITE_WORKER_THREADS if self.storage == "sqlite" else WORKER_THREADS
+        self.runner = runner = AppRunner(
+            chalice_app, APP_LOCK if serialized else None, threads=threads
+        )
         stack.callback(runner.close)
         preload_app_modules()
         stack.enter_context(_local_websocket_api(chalice_app, self.notifier))

@@ -56,6 +56,7 @@ from liars_local.server import (
     load_or_create_secret,
     local_environment,
     local_store,
+    tune_gc_for_serving,
 )
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,7 @@ def worker_main(argv: Sequence[str]) -> int:
     threading.Thread(
         target=_signal_ready, args=(uv, spec["ready_fd"]), daemon=True, name="ready"
     ).start()
+    tune_gc_for_serving()
     with contextlib.suppress(KeyboardInterrupt):
         server.run_prepared()
     return 0

@@ -14,7 +14,7 @@ import pytest
 import websockets
 from chalice.app import Chalice, WebsocketEvent
 
-from liars_local.server import LocalServer
+from liars_local.server import SQLITE_WORKER_THREADS, WORKER_THREADS, LocalServer
 
 
 def no_deps(*_: object) -> None:
@@ -123,6 +123,25 @@ def test_environment_is_local_and_sqlite_backed_by_default(
     store = wiring.get_deps().store
     assert isinstance(store, SqliteStore) and store.path == str(server.db_path)
     assert server.runner is not None and not server.runner.serialized
+    # on SQLite a handler waits only for the GIL: a few threads, not the I/O-bound default
+    assert server.runner.threads == SQLITE_WORKER_THREADS < WORKER_THREADS
+
+
+def test_serving_processes_collect_garbage_less_often_and_tests_keep_the_defaults() -> None:
+    import gc
+    import subprocess
+    import sys
+
+    # this process (pytest) started servers above and kept Python's own thresholds
+    assert gc.get_threshold()[0] < 20_000
+    script = (
+        "import gc; from liars_local.server import tune_gc_for_serving;"
+        "tune_gc_for_serving(); print(gc.get_threshold(), gc.get_freeze_count() > 1000)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert " ".join(out) == "(20000, 50, 100) True"
 
 
 def test_moto_storage_keeps_the_table_in_moto_and_serializes_requests() -> None:
@@ -133,7 +152,7 @@ def test_moto_storage_keeps_the_table_in_moto_and_serializes_requests() -> None:
 
     with LocalServer(storage="moto", access_log=lambda _: None) as server:
         assert server.data_dir is None and server.runner is not None
-        assert server.runner.serialized
+        assert server.runner.serialized and server.runner.threads == WORKER_THREADS
         assert isinstance(wiring.get_deps().store, DynamoStore)
         # the embedded backend holds the app's table, created on start
         client = boto3.client("dynamodb", region_name="us-east-1")
