@@ -139,6 +139,19 @@ def _subscribe(
     return ws, server.connected()[-1]
 
 
+def _subscribe_on_both_workers(
+    server: Served, room_id: str, stack: contextlib.ExitStack
+) -> list[tuple[ClientConnection, str]]:
+    """Subscribed WebSockets (see ``_subscribe``), opened until each of two workers holds one."""
+    sockets: list[tuple[ClientConnection, str]] = []
+    for _ in range(30):
+        sockets.append(_subscribe(server, room_id, stack))
+        if {owner_of(cid) for _, cid in sockets} == {0, 1}:
+            break
+    assert {owner_of(cid) for _, cid in sockets} == {0, 1}
+    return sockets
+
+
 def _room_versions(ws: ClientConnection, until: int) -> list[int]:
     versions: list[int] = []
     while not versions or versions[-1] < until:
@@ -346,15 +359,10 @@ def test_a_push_made_in_one_worker_reaches_websockets_held_by_each_worker(
     served: Served,
 ) -> None:
     token, room_id, version = _guest_room(served.url)
-    sockets: list[tuple[ClientConnection, str]] = []
     with contextlib.ExitStack() as stack:
-        # subscribe until both workers hold one: whichever worker then handles an action,
-        # one of the pushes must cross to the other process
-        for _ in range(30):
-            sockets.append(_subscribe(served, room_id, stack))
-            if {owner_of(cid) for _, cid in sockets} == {0, 1}:
-                break
-        assert {owner_of(cid) for _, cid in sockets} == {0, 1}
+        # both workers hold one: whichever worker then handles an action, one of the pushes
+        # must cross to the other process
+        sockets = _subscribe_on_both_workers(served, room_id, stack)
         for _ in range(2):  # each on a fresh connection, so on either worker
             ok(httpx.post(f"{served.url}/rooms/{room_id}/bots", json={}, headers=auth(token)), 201)
         for ws, _ in sockets:
@@ -365,12 +373,8 @@ def test_a_killed_worker_is_started_again_and_its_subscriptions_are_forgotten(
     served: Served,
 ) -> None:
     token, room_id, _ = _guest_room(served.url)
-    sockets: list[tuple[ClientConnection, str]] = []
     with contextlib.ExitStack() as stack:
-        for _ in range(30):
-            sockets.append(_subscribe(served, room_id, stack))
-            if {owner_of(cid) for _, cid in sockets} == {0, 1}:
-                break
+        sockets = _subscribe_on_both_workers(served, room_id, stack)
         victim = next(cid for _, cid in sockets if owner_of(cid) == 1)
         store = SqliteStore(served.data / DB_FILE_NAME)
         assert victim in {cid for cid, _ in store.subscribers(room_id)}
