@@ -6,8 +6,9 @@ import argparse
 import contextlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dynamodb_endpoint and args.storage:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from liars_local.server import LocalServer, PortInUse, default_data_dir, tune_gc_for_serving
+    from liars_local.server import LocalServer, default_data_dir, tune_gc_for_serving
     from liars_local.workers import default_workers, refuse_workers
 
     storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")
@@ -80,17 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         data_dir = (args.data or default_data_dir()).expanduser().resolve()
     if workers > 1:
         return _serve_workers(args, storage, data_dir, workers)
-    server = LocalServer(
-        args.host,
-        args.port,
-        storage=storage,
-        data_dir=data_dir,
-        dynamodb_endpoint=args.dynamodb_endpoint,
-    )
-    try:
-        server.prepare()
-    except PortInUse as err:
-        print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
+    server = LocalServer(args.host, args.port, **_storage_options(args, storage, data_dir))
+    if _port_taken(server.prepare):
         return 1
     _print_banner(server.url, storage, server.db_path, data_dir, args.dynamodb_endpoint)
     tune_gc_for_serving()
@@ -98,6 +90,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.run_prepared()
     print("Stopped.", flush=True)
     return 0
+
+
+def _storage_options(
+    args: argparse.Namespace, storage: str, data_dir: Path | None
+) -> dict[str, Any]:
+    """The storage arguments of ``LocalServer`` and ``WorkerPool``."""
+    return {"storage": storage, "data_dir": data_dir, "dynamodb_endpoint": args.dynamodb_endpoint}
+
+
+def _port_taken(start: Callable[[], object]) -> bool:
+    """Call ``start`` (which binds the port); True, said on stderr, when the port is taken."""
+    from liars_local.server import PortInUse
+
+    try:
+        start()
+    except PortInUse as err:
+        print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
+        return True
+    return False
 
 
 def _print_banner(
@@ -126,22 +137,14 @@ def _serve_workers(
     args: argparse.Namespace, storage: str, data_dir: Path | None, workers: int
 ) -> int:
     """Serve with ``workers`` processes on one port (liars_local.workers)."""
-    from liars_local.server import PortInUse
     from liars_local.workers import WorkerFailed, WorkerPool
 
     pool = WorkerPool(
-        args.host,
-        args.port,
-        workers=workers,
-        storage=storage,
-        data_dir=data_dir,
-        dynamodb_endpoint=args.dynamodb_endpoint,
+        args.host, args.port, workers=workers, **_storage_options(args, storage, data_dir)
     )
     try:
-        pool.start()
-    except PortInUse as err:
-        print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
-        return 1
+        if _port_taken(pool.start):
+            return 1
     except WorkerFailed as err:
         print(f"liars-dice: {err}", file=sys.stderr, flush=True)
         return 1

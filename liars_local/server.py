@@ -1054,6 +1054,31 @@ def _local_websocket_api(chalice_app: Chalice, notifier: LocalNotifier) -> Itera
         api.session, api._client, api._endpoint = saved
 
 
+def listening_socket(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` and listening; PortInUse when it is taken.
+
+    ``reuse_port`` (Linux) lets several such sockets share the port (``liars_local.workers``).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto IPPROTO_TCP, so asyncio sets TCP_NODELAY on every accepted connection: with
+    # proto 0 it does not, and Nagle holds each answer's body until the client's delayed
+    # ACK (about 40 ms per request on Linux).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(2048)  # the printed URL accepts connections before uvicorn's loop runs
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise PortInUse(err.errno, f"port {port} in use; try --port 0") from None
+        raise
+    return sock
+
+
 @dataclass
 class _Running:
     server: uvicorn.Server
@@ -1201,22 +1226,7 @@ class LocalServer:
         return server
 
     def _bind(self) -> socket.socket:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        # proto IPPROTO_TCP, so asyncio sets TCP_NODELAY on every accepted connection: with
-        # proto 0 it does not, and Nagle holds each answer's body until the client's delayed
-        # ACK (about 40 ms per request on Linux).
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.bind((self.host, self.port))
-            sock.listen(2048)  # the printed URL accepts connections before uvicorn's loop runs
-        except OSError as err:
-            sock.close()
-            if err.errno == errno.EADDRINUSE:
-                raise PortInUse(err.errno, f"port {self.port} in use; try --port 0") from None
-            raise
-        return sock
+        return listening_socket(self.host, self.port)
 
     def _start_sweeper(self, store: SqliteStore) -> None:
         """Delete expired rows now and every ``sweep_seconds`` (DynamoDB's TTL, locally)."""

@@ -25,7 +25,6 @@ With N workers:
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import logging
 import os
@@ -50,9 +49,8 @@ from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
 from liars_local.server import (
-    DB_FILE_NAME,
     LocalServer,
-    PortInUse,
+    listening_socket,
     load_or_create_secret,
     local_environment,
     local_store,
@@ -256,16 +254,12 @@ class WorkerPool:
         refused = refuse_workers(storage, workers)
         if refused:
             raise ValueError(refused)
-        # LocalServer checks the arguments and binds exactly as with one process
+        # LocalServer checks the arguments, binds exactly as with one process and holds the
+        # address, storage and data folder (``port`` and ``data_dir`` once chosen at start)
         self._binder = LocalServer(
             host, port, storage=storage, data_dir=data_dir, dynamodb_endpoint=dynamodb_endpoint
         )
-        self.host = host
-        self.port = port
         self.workers = workers
-        self.storage = storage
-        self.data_dir = data_dir
-        self.dynamodb_endpoint = dynamodb_endpoint
         self._python = python
         self._stdout = stdout
         self._socks: list[socket.socket] = []
@@ -278,9 +272,7 @@ class WorkerPool:
 
     @property
     def db_path(self) -> Path | None:
-        if self.storage != "sqlite" or self.data_dir is None:
-            return None
-        return self.data_dir / DB_FILE_NAME
+        return self._binder.db_path
 
     @property
     def url(self) -> str:
@@ -314,11 +306,12 @@ class WorkerPool:
         return self
 
     def _start(self) -> None:
+        binder = self._binder
         self._socks = self._listen()
-        self.port = self._binder.port = self._socks[0].getsockname()[1]
-        if self.storage == "sqlite" and self.data_dir is None:
+        binder.port = self._socks[0].getsockname()[1]
+        if binder.storage == "sqlite" and binder.data_dir is None:
             self._own_data_dir = tempfile.TemporaryDirectory("-liars")
-            self.data_dir = Path(self._own_data_dir.name)
+            binder.data_dir = Path(self._own_data_dir.name)
         self._prepare_storage()
         self._runtime_dir = tempfile.mkdtemp(prefix="liars-dice-")
         self._lifeline = os.pipe()
@@ -334,12 +327,13 @@ class WorkerPool:
         """Make the token secret and migrate the SQLite file (or create the DynamoDB table)
         here, once, so that no two workers race to do it (a worker that found the table
         being created would otherwise serve before it is ready)."""
-        secret = None if self.data_dir is None else load_or_create_secret(self.data_dir)
-        if self.db_path is not None:
-            SqliteStore(self.db_path).close()
-        elif self.storage == "dynamodb":
+        binder = self._binder
+        secret = None if binder.data_dir is None else load_or_create_secret(binder.data_dir)
+        if binder.db_path is not None:
+            SqliteStore(binder.db_path).close()
+        elif binder.storage == "dynamodb":
             with local_environment(
-                self.dynamodb_endpoint, embedded_moto=False, token_secret=secret
+                binder.dynamodb_endpoint, embedded_moto=False, token_secret=secret
             ):
                 store: Any = local_store(None)  # a DynamoStore
                 store.ensure_table()
@@ -363,18 +357,11 @@ class WorkerPool:
         socks: list[socket.socket] = []
         try:
             for _ in range(self.workers):
-                sock = socket.socket(probe.family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-                socks.append(sock)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                sock.bind((host, port))
-                sock.listen(2048)
-        except OSError as err:
+                # PortInUse when taken in the moment between
+                socks.append(listening_socket(host, port, reuse_port=True))
+        except OSError:
             for sock in socks:
                 sock.close()
-            if err.errno == errno.EADDRINUSE:  # taken in the moment between
-                raise PortInUse(err.errno, f"port {port} in use; try --port 0") from None
             raise
         return socks
 
@@ -382,13 +369,14 @@ class WorkerPool:
         assert self._socks and self._lifeline is not None
         sock = self._socks[index % len(self._socks)]
         ready_r, ready_w = os.pipe()
+        binder = self._binder
         spec = {
             "index": index,
             "workers": self.workers,
             "runtime_dir": self._runtime_dir,
-            "storage": self.storage,
-            "data_dir": str(self.data_dir) if self.data_dir is not None else None,
-            "dynamodb_endpoint": self.dynamodb_endpoint,
+            "storage": binder.storage,
+            "data_dir": str(binder.data_dir) if binder.data_dir is not None else None,
+            "dynamodb_endpoint": binder.dynamodb_endpoint,
             "listen_fd": sock.fileno(),
             "ready_fd": ready_w,
             "lifeline_fd": self._lifeline[0],

@@ -23,44 +23,33 @@ from liars_local.server import (
     default_data_dir,
     load_or_create_secret,
 )
-
-REPO = Path(__file__).resolve().parents[2]
-PASSWORD = "correct horse battery"
-
-
-def _ok(answer: httpx.Response, status: int = 200) -> Any:
-    assert answer.status_code == status, (answer.request.url, answer.status_code, answer.text)
-    return answer.json()
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+from tests.local.support import PASSWORD, REPO, auth, ok
 
 
 def test_register_restart_log_in_and_find_the_room_again(tmp_path: Path) -> None:
     with LocalServer(data_dir=tmp_path, access_log=lambda _: None) as first:
-        out = _ok(
+        out = ok(
             httpx.post(
                 f"{first.url}/auth/register", json={"username": "Alice", "password": PASSWORD}
             ),
             201,
         )
         old_token = out["token"]
-        room_id = _ok(
-            httpx.post(f"{first.url}/rooms", json={"settings": {}}, headers=_auth(old_token)),
+        room_id = ok(
+            httpx.post(f"{first.url}/rooms", json={"settings": {}}, headers=auth(old_token)),
             201,
         )["id"]
 
     assert (tmp_path / DB_FILE_NAME).is_file()
     with LocalServer(data_dir=tmp_path, access_log=lambda _: None) as second:
         # the session survives: the token secret is the data folder's, not a new one
-        me = _ok(httpx.get(f"{second.url}/me", headers=_auth(old_token)))
+        me = ok(httpx.get(f"{second.url}/me", headers=auth(old_token)))
         assert me["user"]["name"] == "Alice"
-        login = _ok(
+        login = ok(
             httpx.post(f"{second.url}/auth/login", json={"username": "alice", "password": PASSWORD})
         )
-        lobby = _ok(httpx.get(f"{second.url}/rooms", headers=_auth(login["token"])))
-        room = _ok(httpx.get(f"{second.url}/rooms/{room_id}", headers=_auth(login["token"])))
+        lobby = ok(httpx.get(f"{second.url}/rooms", headers=auth(login["token"])))
+        room = ok(httpx.get(f"{second.url}/rooms/{room_id}", headers=auth(login["token"])))
 
     assert room_id in [r["id"] for r in lobby["rooms"]]
     assert room["id"] == room_id and room["status"] == "waiting"
@@ -127,7 +116,7 @@ def _race(url: str, action: dict[str, Any], token: str, n: int = 12) -> list[int
     def send() -> None:
         with httpx.Client(timeout=30) as client:
             barrier.wait()
-            answer = client.post(url, json=action, headers=_auth(token))
+            answer = client.post(url, json=action, headers=auth(token))
         statuses.append(answer.status_code)
 
     threads = [threading.Thread(target=send) for _ in range(n)]
@@ -142,7 +131,7 @@ def test_parallel_actions_on_one_turn_have_exactly_one_winner_per_turn(tmp_path:
     with LocalServer(data_dir=tmp_path, access_log=lambda _: None) as server:
         assert server.runner is not None and not server.runner.serialized
         tokens = [
-            _ok(
+            ok(
                 httpx.post(
                     f"{server.url}/auth/register", json={"username": name, "password": PASSWORD}
                 ),
@@ -150,27 +139,27 @@ def test_parallel_actions_on_one_turn_have_exactly_one_winner_per_turn(tmp_path:
             )["token"]
             for name in ("racer1", "racer2")
         ]
-        room_id = _ok(
+        room_id = ok(
             httpx.post(
                 f"{server.url}/rooms",
                 json={"settings": {"starting_dice": 10}},
-                headers=_auth(tokens[0]),
+                headers=auth(tokens[0]),
             ),
             201,
         )["id"]
-        _ok(httpx.post(f"{server.url}/rooms/{room_id}/join", json={}, headers=_auth(tokens[1])))
-        _ok(
+        ok(httpx.post(f"{server.url}/rooms/{room_id}/join", json={}, headers=auth(tokens[1])))
+        ok(
             httpx.put(
                 f"{server.url}/rooms/{room_id}/ready",
                 json={"ready": True},
-                headers=_auth(tokens[1]),
+                headers=auth(tokens[1]),
             )
         )
-        _ok(httpx.post(f"{server.url}/rooms/{room_id}/start", headers=_auth(tokens[0])))
+        ok(httpx.post(f"{server.url}/rooms/{room_id}/start", headers=auth(tokens[0])))
 
         for _ in range(4):
             views = [
-                _ok(httpx.get(f"{server.url}/rooms/{room_id}", headers=_auth(t))) for t in tokens
+                ok(httpx.get(f"{server.url}/rooms/{room_id}", headers=auth(t))) for t in tokens
             ]
             turn = views[0]["game"]["turn"]
             mover = next(
@@ -187,7 +176,7 @@ def test_parallel_actions_on_one_turn_have_exactly_one_winner_per_turn(tmp_path:
 
             assert statuses.count(200) == 1, statuses
             assert set(statuses) == {200, 409}, statuses
-            after = _ok(httpx.get(f"{server.url}/rooms/{room_id}", headers=_auth(tokens[0])))
+            after = ok(httpx.get(f"{server.url}/rooms/{room_id}", headers=auth(tokens[0])))
             assert after["version"] == views[0]["version"] + 1
 
 

@@ -31,20 +31,9 @@ from liars_local.cli import main
 from liars_local.notifier import LocalNotifier
 from liars_local.server import DB_FILE_NAME, PortInUse
 from liars_local.workers import WorkerPool, default_workers, refuse_workers
+from tests.local.support import PASSWORD, REPO, auth, ok
 
 pytestmark = pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX: workers")
-
-REPO = Path(__file__).resolve().parents[2]
-PASSWORD = "correct horse battery"
-
-
-def _ok(answer: httpx.Response, status: int = 200) -> Any:
-    assert answer.status_code == status, (answer.request.url, answer.status_code, answer.text)
-    return answer.json()
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _alive(pid: int) -> bool:
@@ -150,6 +139,19 @@ def _subscribe(
     return ws, server.connected()[-1]
 
 
+def _subscribe_on_both_workers(
+    server: Served, room_id: str, stack: contextlib.ExitStack
+) -> list[tuple[ClientConnection, str]]:
+    """Subscribed WebSockets (see ``_subscribe``), opened until each of two workers holds one."""
+    sockets: list[tuple[ClientConnection, str]] = []
+    for _ in range(30):
+        sockets.append(_subscribe(server, room_id, stack))
+        if {owner_of(cid) for _, cid in sockets} == {0, 1}:
+            break
+    assert {owner_of(cid) for _, cid in sockets} == {0, 1}
+    return sockets
+
+
 def _room_versions(ws: ClientConnection, until: int) -> list[int]:
     versions: list[int] = []
     while not versions or versions[-1] < until:
@@ -160,8 +162,8 @@ def _room_versions(ws: ClientConnection, until: int) -> list[int]:
 
 
 def _guest_room(url: str) -> tuple[str, str, int]:
-    token = _ok(httpx.post(f"{url}/auth/guest", json={"name": "Host"}), 201)["token"]
-    room = _ok(httpx.post(f"{url}/rooms", json={"settings": {}}, headers=_auth(token)), 201)
+    token = ok(httpx.post(f"{url}/auth/guest", json={"name": "Host"}), 201)["token"]
+    room = ok(httpx.post(f"{url}/rooms", json={"settings": {}}, headers=auth(token)), 201)
     return token, room["id"], room["version"]
 
 
@@ -349,7 +351,7 @@ def test_a_write_holds_the_os_lock_beside_the_database_that_other_processes_wait
 
 
 def test_port_0_prints_a_reachable_url_served_by_two_worker_processes(served: Served) -> None:
-    assert _ok(httpx.get(f"{served.url}/health")) == {"status": "ok"}
+    assert ok(httpx.get(f"{served.url}/health")) == {"status": "ok"}
     assert all(_alive(pid) for pid in served.pids)
 
 
@@ -357,19 +359,12 @@ def test_a_push_made_in_one_worker_reaches_websockets_held_by_each_worker(
     served: Served,
 ) -> None:
     token, room_id, version = _guest_room(served.url)
-    sockets: list[tuple[ClientConnection, str]] = []
     with contextlib.ExitStack() as stack:
-        # subscribe until both workers hold one: whichever worker then handles an action,
-        # one of the pushes must cross to the other process
-        for _ in range(30):
-            sockets.append(_subscribe(served, room_id, stack))
-            if {owner_of(cid) for _, cid in sockets} == {0, 1}:
-                break
-        assert {owner_of(cid) for _, cid in sockets} == {0, 1}
+        # both workers hold one: whichever worker then handles an action, one of the pushes
+        # must cross to the other process
+        sockets = _subscribe_on_both_workers(served, room_id, stack)
         for _ in range(2):  # each on a fresh connection, so on either worker
-            _ok(
-                httpx.post(f"{served.url}/rooms/{room_id}/bots", json={}, headers=_auth(token)), 201
-            )
+            ok(httpx.post(f"{served.url}/rooms/{room_id}/bots", json={}, headers=auth(token)), 201)
         for ws, _ in sockets:
             assert _room_versions(ws, version + 2) == [version + 1, version + 2]  # in order
 
@@ -378,46 +373,42 @@ def test_a_killed_worker_is_started_again_and_its_subscriptions_are_forgotten(
     served: Served,
 ) -> None:
     token, room_id, _ = _guest_room(served.url)
-    sockets: list[tuple[ClientConnection, str]] = []
     with contextlib.ExitStack() as stack:
-        for _ in range(30):
-            sockets.append(_subscribe(served, room_id, stack))
-            if {owner_of(cid) for _, cid in sockets} == {0, 1}:
-                break
+        sockets = _subscribe_on_both_workers(served, room_id, stack)
         victim = next(cid for _, cid in sockets if owner_of(cid) == 1)
         store = SqliteStore(served.data / DB_FILE_NAME)
         assert victim in {cid for cid, _ in store.subscribers(room_id)}
         os.kill(served.pids[1], signal.SIGKILL)
         assert _wait_for(lambda: any("starting it again" in line for line in served.lines))
         # the next push finds the dead worker's connection gone and forgets it
-        _ok(httpx.post(f"{served.url}/rooms/{room_id}/bots", json={}, headers=_auth(token)), 201)
+        ok(httpx.post(f"{served.url}/rooms/{room_id}/bots", json={}, headers=auth(token)), 201)
         assert _wait_for(lambda: victim not in {c for c, _ in store.subscribers(room_id)})
         survivors = {cid for _, cid in sockets if owner_of(cid) == 0}
         assert survivors <= {cid for cid, _ in store.subscribers(room_id)}
-        assert _ok(httpx.get(f"{served.url}/health")) == {"status": "ok"}
+        assert ok(httpx.get(f"{served.url}/health")) == {"status": "ok"}
         store.close()
 
 
 def test_sigint_stops_every_worker_and_data_survives_a_restart(tmp_path: Path) -> None:
     first = Served(tmp_path, sigint_ignored=True)  # stops all the same
-    token = _ok(
+    token = ok(
         httpx.post(f"{first.url}/auth/register", json={"username": "Alice", "password": PASSWORD}),
         201,
     )["token"]
-    room_id = _ok(
-        httpx.post(f"{first.url}/rooms", json={"settings": {}}, headers=_auth(token)), 201
-    )["id"]
+    room_id = ok(httpx.post(f"{first.url}/rooms", json={"settings": {}}, headers=auth(token)), 201)[
+        "id"
+    ]
     assert first.stop(signal.SIGINT) == 0  # the supervisor only, not its process group
     assert "Stopped.\n" in first.lines
     assert _wait_for(lambda: not any(_alive(pid) for pid in first.pids), 5)
 
     second = Served(tmp_path)
     try:
-        assert _ok(httpx.get(f"{second.url}/me", headers=_auth(token)))["user"]["name"] == "Alice"
-        login = _ok(
+        assert ok(httpx.get(f"{second.url}/me", headers=auth(token)))["user"]["name"] == "Alice"
+        login = ok(
             httpx.post(f"{second.url}/auth/login", json={"username": "alice", "password": PASSWORD})
         )
-        room = _ok(httpx.get(f"{second.url}/rooms/{room_id}", headers=_auth(login["token"])))
+        room = ok(httpx.get(f"{second.url}/rooms/{room_id}", headers=auth(login["token"])))
         assert room["id"] == room_id
     finally:
         assert second.stop(signal.SIGTERM) == 0
