@@ -33,7 +33,7 @@ class Deps:
     notifier: Notifier
     timers: Timers
     clock: Clock
-    roller: Any  # chalicelib.engine.dice.SecretsRoller in production
+    roller: Any  # chalicelib.adapters.dice.SecretsRoller in production
 
 
 _lock = threading.Lock()
@@ -65,8 +65,8 @@ def reset_deps() -> None:
 
 
 def default_roller() -> Any:
-    """The production dice roller from the engine (``secrets``-backed)."""
-    module = importlib.import_module("chalicelib.engine.dice")
+    """The production dice roller (the OS's CSPRNG, ``secrets``-backed)."""
+    module = importlib.import_module("chalicelib.adapters.dice")
     return module.SecretsRoller()
 
 

@@ -6,7 +6,7 @@ rule systems: the interface ``rules``, one package each under ``systems`` (with 
 listed in the registry ``systems``; ratings: ``ratings``.
 """
 
-from .dice import Roller, ScriptedRoller, SecretsRoller, SeededRoller
+from .dice import Roller, ScriptedRoller, SeededRoller
 from .errors import DomainError
 from .game import act, advance, next_deadline, set_continue_mode, start_game
 from .model import Bid, Game, Phase, Player, Reveal, Room, Settings, Status
@@ -23,7 +23,6 @@ __all__ = [
     "Roller",
     "Room",
     "ScriptedRoller",
-    "SecretsRoller",
     "SeededRoller",
     "Settings",
     "Status",

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from chalicelib.engine import dice
-from chalicelib.engine.dice import BLOCK_BYTES, SecretsRoller
+from chalicelib.adapters import dice
+from chalicelib.adapters.dice import BLOCK_BYTES, SecretsRoller
 from chalicelib.engine.state import WILD
 
 
