@@ -503,6 +503,9 @@ export default {
       'Dog’s life (a room option): the first player to lose their last life gets one more, once.'],
   },
   stylesheet: 'poker.css',
+  errors: {
+    not_accepted: 'First accept the claim (or call Liar!): then you may look, reroll and claim.',
+  },
   terms: {
     round: 'hand',
     pieces: 'lives',
