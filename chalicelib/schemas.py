@@ -721,8 +721,8 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         "info": {
             "title": "Liar's Lies API",
             "version": "1.0.0",
-            "description": "REST contract of ../shared/API.md; WebSocket messages are "
-            "documented there.",
+            "description": "The REST contract of Liar's Lies (docs/API.md in the repository). "
+            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json).",
         },
         "paths": paths,
         "components": {
