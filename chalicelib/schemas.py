@@ -837,7 +837,14 @@ class TimeoutAction(Answer):
     quantity: int | None = None
     face: FaceOut | None = None
     hand: str | None = Field(default=None, description='Poker: always "better".')
-    dice: list[int] | None = None
+    dice: list[int] | None = Field(
+        default=None,
+        description="Never sent: which cup positions were rerolled stays hidden (see count).",
+    )
+    count: int | None = Field(
+        default=None,
+        description="Poker's five-aces rolls: how many dice the reroll played for the seat took.",
+    )
     unexpose: list[int] | None = None
 
 
