@@ -327,9 +327,12 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     assert game is not None
     rules = rule_system(room.settings.rules)
     reveal.at = at
+    # The reveal is announced first and the eliminations it caused after it, in the order
+    # things happened (a client playing the events in order announces the loss, then the exit).
+    eliminations: list[Event] = []
     for p in room.players:
         if p.in_game and p.dice_count <= 0:
-            _eliminate(room, p, at, events)
+            _eliminate(room, p, at, eliminations)
             reveal.eliminated.append(p.id)
     for p in room.players:
         p.hand = []
@@ -347,6 +350,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
             )
         )
     )
+    events.extend(eliminations)
     if len(in_game(room)) <= 1:
         _begin_final_reveal(room, reveal, at, events)
         return
