@@ -12,7 +12,7 @@ store, no clock, no handler.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
@@ -71,17 +71,44 @@ def encoded_size(message: Mapping[str, Any]) -> int:
 def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
     """``{"type": "room", "room", "events"}``, shrunk to fit a frame.
 
-    Too large with its events: the events are dropped (clients resync from the view). Still
-    too large: a small ``{"type": "room_changed", "room_id", "version"}`` asks the client to
-    fetch the room over REST.
+    Too large with its events: the events that fit are kept from the start of the change, the
+    rest dropped (``events_dropped``; clients resync from the view). Still too large: a small
+    ``{"type": "room_changed", "room_id", "version"}`` asks the client to fetch the room over
+    REST.
     """
     message: JsonDict = {"type": "room", "room": room_view, "events": shown_events}
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
-    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
+    message = _first_events_that_fit(
+        room_view, shown_events, lambda m: encoded_size(m) < MAX_PUSH_BYTES
+    )
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
     return {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
+
+
+def _first_events_that_fit(
+    room_view: JsonDict, shown_events: list[Event], fits: Callable[[JsonDict], bool]
+) -> JsonDict:
+    """The room message with the longest run of the change's first events that ``fits``.
+
+    A change can hold more events than one frame (the bots finishing a game at once after the
+    last person's dice are gone, SPEC §8), but what a person saw happen comes first: their own
+    move, the reveal that cost them their last die, their elimination. Those are kept; only the
+    later ones are dropped. Found by bisection (only for a change too large for one frame).
+    """
+    low, high = 0, len(shown_events) - 1  # the whole list does not fit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(_truncated(room_view, shown_events[:mid])):
+            low = mid
+        else:
+            high = mid - 1
+    return _truncated(room_view, shown_events[:low])
+
+
+def _truncated(room_view: JsonDict, kept: list[Event]) -> JsonDict:
+    return {"type": "room", "room": room_view, "events": kept, "events_dropped": True}
 
 
 _COMPACT_ASCII = json.JSONEncoder(separators=(",", ":")).encode
@@ -112,7 +139,7 @@ def room_push(room_view: JsonDict, shown_events: list[Event]) -> tuple[JsonDict,
     text = push_text(message)
     if _fits(message, text):
         return message, text
-    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
+    message = _first_events_that_fit(room_view, shown_events, lambda m: _fits(m, push_text(m)))
     text = push_text(message)
     if _fits(message, text):
         return message, text
