@@ -12,7 +12,7 @@ store, no clock, no handler.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
@@ -79,32 +79,29 @@ def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
     message: JsonDict = {"type": "room", "room": room_view, "events": shown_events}
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
-    message = _first_events_that_fit(
-        room_view, shown_events, lambda m: encoded_size(m) < MAX_PUSH_BYTES
-    )
+    message = _first_events_that_fit(room_view, shown_events)
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
     return {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
 
 
-def _first_events_that_fit(
-    room_view: JsonDict, shown_events: list[Event], fits: Callable[[JsonDict], bool]
-) -> JsonDict:
-    """The room message with the longest run of the change's first events that ``fits``.
+def _first_events_that_fit(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
+    """The room message with the longest run of the change's first events that fits a frame.
 
     A change can hold more events than one frame (the bots finishing a game at once after the
     last person's dice are gone, SPEC §8), but what a person saw happen comes first: their own
     move, the reveal that cost them their last die, their elimination. Those are kept; only the
-    later ones are dropped. Found by bisection (only for a change too large for one frame).
+    later ones are dropped. Compact JSON is exact arithmetic: the message without events, plus
+    each kept event's bytes and a comma between two.
     """
-    low, high = 0, len(shown_events) - 1  # the whole list does not fit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(_truncated(room_view, shown_events[:mid])):
-            low = mid
-        else:
-            high = mid - 1
-    return _truncated(room_view, shown_events[:low])
+    budget = MAX_PUSH_BYTES - 1 - encoded_size(_truncated(room_view, []))
+    kept = used = 0
+    for event in shown_events:
+        used += encoded_size(event) + (1 if kept else 0)
+        if used > budget:
+            break
+        kept += 1
+    return _truncated(room_view, shown_events[:kept])
 
 
 def _truncated(room_view: JsonDict, kept: list[Event]) -> JsonDict:
@@ -139,7 +136,7 @@ def room_push(room_view: JsonDict, shown_events: list[Event]) -> tuple[JsonDict,
     text = push_text(message)
     if _fits(message, text):
         return message, text
-    message = _first_events_that_fit(room_view, shown_events, lambda m: _fits(m, push_text(m)))
+    message = _first_events_that_fit(room_view, shown_events)
     text = push_text(message)
     if _fits(message, text):
         return message, text

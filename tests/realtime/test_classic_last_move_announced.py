@@ -85,6 +85,9 @@ def test_the_push_that_puts_the_last_person_out_announces_their_move_and_their_l
         # what is announced is what happened, in order, from the start of the change
         assert got == shown[: len(got)]
         assert pushed.get("events_dropped") is True
+        # as many as fit: one more would not
+        one_more = {**pushed, "events": shown[: len(got) + 1]}
+        assert wire.encoded_size(one_more) >= wire.MAX_PUSH_BYTES
         kinds = [(e["type"], e.get("player_id"), e.get("by")) for e in got]
         assert kinds[0][2] == "player" and kinds[0][1] == me.id, kinds[:3]
         assert ("player_eliminated", me.id, None) in kinds
