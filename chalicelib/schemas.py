@@ -1030,7 +1030,9 @@ class RoomPush(Answer):
         "tick answer. A bid of the running round is never listed again later."
     )
     events_dropped: bool | None = Field(
-        default=None, description="The events did not fit one frame; the view is current."
+        default=None,
+        description="Not every event of the change fit one frame: `events` holds the first "
+        "ones, in order, and the rest were dropped; the view is current.",
     )
 
 
