@@ -402,7 +402,13 @@ class Service:
         return wire.profile(user.username, user.name, stats, listed, recent)
 
     def ticket(self, caller: Caller) -> JsonDict:
-        """A single-use WebSocket ticket."""
+        """A single-use WebSocket ticket (limited per user: each opens one connection)."""
+        self._limit(
+            f"ticket:{caller.user_id}",
+            self.cfg.tickets_per_user,
+            self.cfg.ticket_window_seconds,
+            "too many WebSocket tickets; try again later",
+        )
         t = auth.new_ticket(self.now())
         self.store.put_ticket(t.ticket, caller.user_id, t.expires_ms)
         return wire.ticket(t.ticket, t.expires_ms)

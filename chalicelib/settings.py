@@ -64,6 +64,12 @@ Limits (operator caps, not game rules)
                             guest's token expires with it (a guest cannot sign in again).
     INVITATIONS_PER_ROOM    Invitations a room may hold while waiting (default 30).
     INVITATIONS_PER_USER    Pending invitations a user may hold (default 20).
+    TICKETS_PER_USER        WebSocket tickets a user may take per window (default 20): each
+                            opens one signed-in connection.
+    TICKET_WINDOW_SECONDS   That window (default 60).
+    CONNECTS_PER_SOURCE     New WebSocket connections per source address per window, signed
+                            in or not (default 120); more are refused (429) at the handshake.
+    CONNECT_WINDOW_SECONDS  That window (default 60).
 
 Pace of play
     BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
@@ -124,6 +130,10 @@ class Settings:
     guest_ttl_seconds: int = 24 * 3600
     invitations_per_room: int = 30
     invitations_per_user: int = 20
+    tickets_per_user: int = 20
+    ticket_window_seconds: int = 60
+    connects_per_source: int = 120
+    connect_window_seconds: int = 60
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
 
@@ -177,6 +187,10 @@ class Settings:
             guest_ttl_seconds=_int(e, "GUEST_TTL_SECONDS", d.guest_ttl_seconds),
             invitations_per_room=_int(e, "INVITATIONS_PER_ROOM", d.invitations_per_room),
             invitations_per_user=_int(e, "INVITATIONS_PER_USER", d.invitations_per_user),
+            tickets_per_user=_int(e, "TICKETS_PER_USER", d.tickets_per_user),
+            ticket_window_seconds=_int(e, "TICKET_WINDOW_SECONDS", d.ticket_window_seconds),
+            connects_per_source=_int(e, "CONNECTS_PER_SOURCE", d.connects_per_source),
+            connect_window_seconds=_int(e, "CONNECT_WINDOW_SECONDS", d.connect_window_seconds),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
         )
 
