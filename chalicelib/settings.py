@@ -64,6 +64,11 @@ Limits (operator caps, not game rules)
                             guest's token expires with it (a guest cannot sign in again).
     INVITATIONS_PER_ROOM    Invitations a room may hold while waiting (default 30).
     INVITATIONS_PER_USER    Pending invitations a user may hold (default 20).
+    ROOM_CREATIONS_PER_USER Rooms a user may create (or recreate) per window (default 30):
+                            MAX_ROOMS_PER_USER counts open rooms only, and a room its
+                            creator leaves is closed (kept 30 days).
+    ROOM_CREATION_WINDOW_SECONDS
+                            That window (default 3600 = 1 h).
     TICKETS_PER_USER        WebSocket tickets a user may take per window (default 20): each
                             opens one signed-in connection.
     TICKET_WINDOW_SECONDS   That window (default 60).
@@ -130,6 +135,8 @@ class Settings:
     guest_ttl_seconds: int = 24 * 3600
     invitations_per_room: int = 30
     invitations_per_user: int = 20
+    room_creations_per_user: int = 30
+    room_creation_window_seconds: int = 3600
     tickets_per_user: int = 20
     ticket_window_seconds: int = 60
     connects_per_source: int = 120
@@ -187,6 +194,10 @@ class Settings:
             guest_ttl_seconds=_int(e, "GUEST_TTL_SECONDS", d.guest_ttl_seconds),
             invitations_per_room=_int(e, "INVITATIONS_PER_ROOM", d.invitations_per_room),
             invitations_per_user=_int(e, "INVITATIONS_PER_USER", d.invitations_per_user),
+            room_creations_per_user=_int(e, "ROOM_CREATIONS_PER_USER", d.room_creations_per_user),
+            room_creation_window_seconds=_int(
+                e, "ROOM_CREATION_WINDOW_SECONDS", d.room_creation_window_seconds
+            ),
             tickets_per_user=_int(e, "TICKETS_PER_USER", d.tickets_per_user),
             ticket_window_seconds=_int(e, "TICKET_WINDOW_SECONDS", d.ticket_window_seconds),
             connects_per_source=_int(e, "CONNECTS_PER_SOURCE", d.connects_per_source),
