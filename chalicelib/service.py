@@ -965,6 +965,13 @@ class Service:
             self.cfg.chat_window_seconds,
             "you are sending messages too fast",
         )
+        # ... and in all rooms together, so the limit is not multiplied by the rooms there are
+        self._limit(
+            f"chat-user:{user.id}",
+            self.cfg.chat_user_rate,
+            self.cfg.chat_window_seconds,
+            "you are sending messages too fast",
+        )
         stored = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
         message = wire.chat_message(stored)
         effects.run(self.deps, [effects.PublishChat(room_id, message)])

@@ -40,6 +40,8 @@ Limits (operator caps, not game rules)
     MAX_ROOMS_PER_USER      Open (waiting or playing) rooms a user may host (default 5).
     CHAT_MAX_LENGTH         Characters per chat message (default 500).
     CHAT_RATE               Chat messages per user and room per window (default 5).
+    CHAT_USER_RATE          Chat messages per user in all rooms together per window
+                            (default 10).
     CHAT_WINDOW_SECONDS     That window (default 10).
     PASSCODE_MAX_ATTEMPTS   Passcode attempts per user and room per window (default 5).
     PASSCODE_WINDOW_SECONDS That window (default 900 = 15 min).
@@ -120,6 +122,7 @@ class Settings:
     max_rooms_per_user: int = 5
     chat_max_length: int = 500
     chat_rate: int = 5
+    chat_user_rate: int = 10
     chat_window_seconds: int = 10
     passcode_max_attempts: int = 5
     passcode_window_seconds: int = 15 * 60
@@ -173,6 +176,7 @@ class Settings:
             max_rooms_per_user=_int(e, "MAX_ROOMS_PER_USER", d.max_rooms_per_user),
             chat_max_length=_int(e, "CHAT_MAX_LENGTH", d.chat_max_length),
             chat_rate=_int(e, "CHAT_RATE", d.chat_rate),
+            chat_user_rate=_int(e, "CHAT_USER_RATE", d.chat_user_rate),
             chat_window_seconds=_int(e, "CHAT_WINDOW_SECONDS", d.chat_window_seconds),
             passcode_max_attempts=_int(e, "PASSCODE_MAX_ATTEMPTS", d.passcode_max_attempts),
             passcode_window_seconds=_int(e, "PASSCODE_WINDOW_SECONDS", d.passcode_window_seconds),
