@@ -654,6 +654,12 @@ def _to_response(answer: dict[str, Any]) -> _Answer:
     return _Answer(int(answer.get("statusCode", 200)), raw, content)
 
 
+WS_MAX_MESSAGE_BYTES = 128 * 1024
+"""The largest WebSocket message the server reads, as API Gateway (which closes with 1009
+past it): uvicorn's default of 16 MB would let each connection make the server hold that much
+for a message the app refuses past 4,096 characters anyway."""
+
+
 class _BodyTooLarge(Exception):
     """The request's body is over the API's limit (``MAX_BODY_BYTES``)."""
 
@@ -1258,6 +1264,7 @@ class LocalServer:
             loop="auto",
             ws="websockets-sansio",
             ws_per_message_deflate=False,
+            ws_max_size=WS_MAX_MESSAGE_BYTES,
             proxy_headers=False,
         )
         server = uvicorn.Server(config)
