@@ -236,6 +236,11 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         raise
     if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
-        # waits for a client to tick. A committed change scheduled its own wake-up already.
+        # waits for a client to tick.
         effects.rearm(done.room, done.version, deps=d)
+    else:
+        # A committed change scheduled its own wake-up, as an effect that logs a failure.
+        # The timer is what touches a room nobody watches: if that wake-up is missing, make
+        # it now, and if Scheduler still refuses, fail so Lambda retries this delivery.
+        effects.ensure_wake_up(done.room, done.version, deps=d)
     return {"room_id": room_id, "scheduled_version": version, "version": done.version}
