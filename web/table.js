@@ -98,8 +98,19 @@ export function onView(room, events) {
     live.held = room;
     live.heldBase = previous;
     clearTimeout(live.holdTimer);
-    live.holdTimer = setTimeout(() => { live.held = null; live.rerender(); }, HOLD_MS);
+    live.holdTimer = setTimeout(() => { live.held = null; outdated(); live.rerender(); }, HOLD_MS);
+  } else if (previous && previous.version < room.version) {
+    outdated();
   }
+}
+
+/**
+ * The table moved on without events to play (a reconnect's or a poll's view, or a push that
+ * never came): the last announcement is from before it, so it goes (the screen then says
+ * whose turn it is; the current bid is in the bid panel).
+ */
+function outdated() {
+  live.announcement = null;
 }
 
 function keyOf(room, e) {
@@ -115,7 +126,12 @@ function start(room, events, base) {
   for (const e of live.events) {
     const key = keyOf(room, e);
     if (live.announced.has(key)) continue;
-    if (e.t < now - RECENT_MS) { live.announced.add(key); continue; }
+    if (e.t < now - RECENT_MS) {
+      // Too late to play: not announced, and what is on screen from before it is outdated.
+      live.announced.add(key);
+      if (isMove(e.type) || BOUNDARIES.has(e.type)) live.announcement = null;
+      continue;
+    }
     const fire = () => {
       if (live.announced.has(key)) return;
       live.announced.add(key);
