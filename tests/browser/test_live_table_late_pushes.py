@@ -91,7 +91,7 @@ def test_moves_that_arrive_too_late_to_play_clear_the_announcement(
             before = page.evaluate(ANNOUNCEMENT)
             page.click(by_testid("bid-submit"))
             # the bots answer meanwhile; their push waits until it is too old to play
-            page.wait_for_timeout(5500)
+            page.wait_for_timeout(5000)
             page.evaluate("window.__release()")
             page.wait_for_timeout(1000)
             if page.evaluate(CAN_CALL_LIAR):
@@ -129,7 +129,7 @@ def test_a_poll_while_the_socket_is_down_clears_the_announcement(
         page.evaluate("window.__release = () => {}; window.__held = { push() {} }")
         page.click(by_testid("bid-submit"))
         page.wait_for_function(MY_TURN, timeout=20_000)
-        page.wait_for_timeout(3500)  # past the wait for a push that never comes
+        page.wait_for_timeout(3300)  # past the wait for a push that never comes
         shown = page.evaluate(ANNOUNCEMENT)
         assert shown["idle"] and shown["says"] == [], shown
     finally:
