@@ -9,7 +9,7 @@
 import { h } from './dom.js';
 import { playerName, roomCall, state } from './core.js';
 import { bidBadge, bidWords, bidWordsShort, diceRow, die, hiddenDice } from './dice.js';
-import { actionPath, capitalize, countdown, isActive, myPlayer } from './play.js';
+import { actionPath, capitalize, countdown, isActive, myPlayer, turnClock } from './play.js';
 
 /** The words of a dice game's screens. */
 export const DICE_TERMS = {
@@ -59,7 +59,7 @@ export function diceBidPanel(room, track) {
   if (!mine || !isActive(mine)) {
     const why = !mine ? 'You are watching this game.' : mine.resigned ? 'You resigned: you keep watching.' : 'You are out of dice: you keep watching.';
     return h('section', { class: 'card bid-panel', testid: 'bid-panel' }, header, currentLine, h('p', { class: 'muted' }, why),
-      g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act `, countdown(g.turn.deadline)) : null);
+      g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act`, turnClock(g.turn)) : null);
   }
 
   // Keep the player's selection while it is still legal; start fresh each round.
@@ -159,7 +159,7 @@ export function diceBidPanel(room, track) {
 
   const turnLine = myTurn
     ? h('p', { class: 'turn-line is-mine' }, 'Time left ', countdown(g.turn.deadline, 'big'))
-    : h('p', { class: 'turn-line' }, `Waiting for ${playerName(room, turnPlayer)} `, countdown(g.turn && g.turn.deadline));
+    : h('p', { class: 'turn-line' }, `Waiting for ${playerName(room, turnPlayer)}`, turnClock(g.turn));
   return h('section', { class: ['card', 'bid-panel', myTurn ? 'is-my-turn' : ''], testid: 'bid-panel' }, header, currentLine, myDice, turnLine, form);
 }
 
