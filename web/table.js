@@ -9,7 +9,7 @@
 // Nothing keeps a list of the round's bids: each announcement replaces the one before.
 
 import { h } from './dom.js';
-import { playerName, state } from './core.js';
+import { hooks, playerName, state } from './core.js';
 import { serverNow } from './api.js';
 import { roomSystem, systems } from './systems/index.js';
 
@@ -93,8 +93,11 @@ export function onView(room, events) {
   }
   if (room.version <= live.version) return;
   // A view without events whose table is still ahead (a REST answer racing its push): keep the
-  // table as it was on screen for a moment, so the push's events can play.
-  if (tableClock(room) > serverNow() + 250 && previous && previous.version < room.version) {
+  // table as it was on screen for a moment, so the push's events can play. Not while the
+  // socket is down: no push is coming, and the screen from before would offer a turn that is
+  // gone (a move made offline, then "Too late" for the next one).
+  const pushComing = !hooks.realtime || hooks.realtime.open;
+  if (pushComing && tableClock(room) > serverNow() + 250 && previous && previous.version < room.version) {
     live.held = room;
     live.heldBase = previous;
     clearTimeout(live.holdTimer);
