@@ -35,6 +35,22 @@ class TextNotifier(Notifier, Protocol):
         ...
 
 
+class OrderedNotifier(TextNotifier, Protocol):
+    """A text notifier that keeps each room's messages in version order (the local server's).
+
+    ``send_room_text(connection_id, text, room_id, version, answer)`` sends ``text`` as
+    ``send_text`` does, but a push that arrives before the room's push at ``version - 1``
+    (whose fan-out, on another thread or process, is still running) waits for it, briefly.
+    ``answer`` marks the answer to subscribe or tick: never held; pushes continue from it.
+    """
+
+    def send_room_text(
+        self, connection_id: str, text: str, room_id: str, version: int, answer: bool = False
+    ) -> bool:
+        """Send one encoded room message in the room's order; False when the connection is gone."""
+        ...
+
+
 class Timers(Protocol):
     """One-time wake-ups for rooms (EventBridge Scheduler in AWS, a precise loop locally)."""
 

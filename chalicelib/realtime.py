@@ -200,9 +200,17 @@ def answer_message(
 def handle_message(connection_id: str, raw: str | None, *, deps: Deps | None = None) -> None:
     """Answer one client message on its own connection (a gone connection is forgotten)."""
     d = deps or current_deps()
+    send_room = getattr(d.notifier, "send_room_text", None)
     for message in answer_message(connection_id, raw, deps=d):
         try:
-            if not d.notifier.send(connection_id, message):
+            room = message.get("room") if message.get("type") == "room" else None
+            if send_room is not None and room is not None:
+                # The room as read: where this connection's pushes of the room continue.
+                text = wire.push_text(message)
+                sent = send_room(connection_id, text, room["id"], room["version"], answer=True)
+            else:
+                sent = d.notifier.send(connection_id, message)
+            if not sent:
                 d.store.delete_connection(connection_id)
                 return
         except Exception:
