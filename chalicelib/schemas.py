@@ -478,7 +478,11 @@ class RoomView(Answer):
 
     id: str
     status: Literal["waiting", "playing", "finished", "closed"]
-    version: int
+    version: int = Field(
+        description="The room's stored version: one more with every change, and every change"
+        " is pushed, so a push more than one ahead of the view you hold means one is still on"
+        " its way or was missed (wait for it briefly, else GET the room). Keep the newest view."
+    )
     host_id: str
     created_by_guest: bool
     recreated_as: str | None
