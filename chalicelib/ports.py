@@ -16,7 +16,9 @@ class Notifier(Protocol):
     """Pushes JSON messages to WebSocket connections."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        """Send one message; return False when the connection is gone (410), True otherwise."""
+        """Send one message; return False when the connection is gone (410), True when it was
+        delivered (or dropped as too large); raise when it failed otherwise (the caller logs
+        it and goes on: a failed push never fails the change that pushed)."""
         ...
 
 
