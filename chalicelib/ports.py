@@ -16,7 +16,9 @@ class Notifier(Protocol):
     """Pushes JSON messages to WebSocket connections."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        """Send one message; return False when the connection is gone (410), True otherwise."""
+        """Send one message; return False when the connection is gone (410), True when it was
+        delivered (or dropped as too large); raise when it failed otherwise (the caller logs
+        it and goes on: a failed push never fails the change that pushed)."""
         ...
 
 
@@ -30,6 +32,22 @@ class TextNotifier(Notifier, Protocol):
 
     def send_text(self, connection_id: str, text: str) -> bool:
         """Send one encoded message; False when the connection is gone, True otherwise."""
+        ...
+
+
+class OrderedNotifier(TextNotifier, Protocol):
+    """A text notifier that keeps each room's messages in version order (the local server's).
+
+    ``send_room_text(connection_id, text, room_id, version, answer)`` sends ``text`` as
+    ``send_text`` does, but a push that arrives before the room's push at ``version - 1``
+    (whose fan-out, on another thread or process, is still running) waits for it, briefly.
+    ``answer`` marks the answer to subscribe or tick: never held; pushes continue from it.
+    """
+
+    def send_room_text(
+        self, connection_id: str, text: str, room_id: str, version: int, answer: bool = False
+    ) -> bool:
+        """Send one encoded room message in the room's order; False when the connection is gone."""
         ...
 
 
@@ -101,7 +119,8 @@ class Unavailable(Exception):
     Adapters raise it for AWS errors that botocore's own retries did not absorb; the API
     answers 503 ``unavailable`` with ``Retry-After: retry_after`` (``chalicelib.errors``).
     ``reason`` is ``throttled``, ``conflict`` (a transaction cancelled by a concurrent one,
-    worth retrying at once), ``failed`` (a server error) or ``timeout``.
+    worth retrying at once), ``failed`` (a server error), ``timeout``, or ``refused`` (an
+    AWS error no retry within the request mends: permissions, credentials, a missing table).
     """
 
     code = "unavailable"

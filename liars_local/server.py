@@ -57,6 +57,7 @@ from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
+from chalicelib.schemas import MAX_BODY_BYTES
 from chalicelib.settings import get_settings, reset_settings
 from liars_local.notifier import LocalManagementApi, LocalNotifier
 from liars_local.timers import LocalTimers
@@ -653,13 +654,45 @@ def _to_response(answer: dict[str, Any]) -> _Answer:
     return _Answer(int(answer.get("statusCode", 200)), raw, content)
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The request's whole body; None when the client went away first."""
+WS_MAX_MESSAGE_BYTES = 128 * 1024
+"""The largest WebSocket message the server reads, as API Gateway (which closes with 1009
+past it): uvicorn's default of 16 MB would let each connection make the server hold that much
+for a message the app refuses past 4,096 characters anyway."""
+
+
+class _BodyTooLarge(Exception):
+    """The request's body is over the API's limit (``MAX_BODY_BYTES``)."""
+
+
+_TOO_LARGE_BODY = _error_body("body_too_large", f"bodies are limited to {MAX_BODY_BYTES} bytes")
+#: The app's own 413 (``app.api``), answered before the body is read to its end; the
+#: connection closes, so the rest of the body is never read either.
+_TOO_LARGE = _Answer(
+    413,
+    [
+        (b"content-length", str(len(_TOO_LARGE_BODY)).encode()),
+        (b"content-type", b"application/json"),
+        (b"connection", b"close"),
+    ],
+    _TOO_LARGE_BODY,
+)
+
+
+async def _read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> bytes | None:
+    """The request's whole body; None when the client went away first.
+
+    Raises ``_BodyTooLarge`` as soon as more than ``limit`` bytes arrived: a client cannot make
+    the server hold more than that (the app refuses such a body anyway).
+    """
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.request":
             chunk: bytes = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _BodyTooLarge
             if not message.get("more_body", False):
                 if not chunks:
                     return chunk
@@ -668,6 +701,12 @@ async def _read_body(receive: Receive) -> bytes | None:
             chunks.append(chunk)
         elif message["type"] == "http.disconnect":
             return None
+
+
+def _declared_length(headers: dict[str, str]) -> int:
+    """The body size a request's ``Content-Length`` announces (0 when absent or unreadable)."""
+    value = headers.get("content-length", "")
+    return int(value) if value.isascii() and value.isdigit() else 0
 
 
 class _AnswerBroken(Exception):
@@ -775,10 +814,16 @@ class LocalApp:
             )
             if query:
                 path = f"{path}?{query}"
-        body = await _read_body(receive)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            if _declared_length(headers) > MAX_BODY_BYTES:
+                raise _BodyTooLarge
+            body = await _read_body(receive)
+        except _BodyTooLarge:
+            await _TOO_LARGE(send)
+            return _TOO_LARGE
         if body is None:
             return None
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         client = scope.get("client")
         peer: str = client[0] if client else "127.0.0.1"
         runner = self.runner
@@ -1008,6 +1053,9 @@ def local_environment(
 
 InstallDeps = Callable[[LocalNotifier, LocalTimers, Store], Callable[[], None] | None]
 
+WAKE_AT_START_LIMIT = 10_000
+"""At most this many rooms in play are woken when the server starts (newest first)."""
+
 
 def local_store(db_path: Path | None = None) -> Store:
     """The store: SQLite at ``db_path``, else DynamoDB on this process's table (moto or endpoint)."""
@@ -1201,6 +1249,8 @@ class LocalServer:
             stack.callback(undo)
         timers.start()
         stack.callback(timers.stop)
+        if self.storage != "moto":  # moto's tables start empty: no room is in play
+            self._wake_rooms_in_play(store, runner)
         self.port = sock.getsockname()[1]
         app = build_app(
             runner=runner,
@@ -1219,6 +1269,7 @@ class LocalServer:
             loop="auto",
             ws="websockets-sansio",
             ws_per_message_deflate=False,
+            ws_max_size=WS_MAX_MESSAGE_BYTES,
             proxy_headers=False,
         )
         server = uvicorn.Server(config)
@@ -1249,6 +1300,42 @@ class LocalServer:
             thread.join(10)
 
         self._stack.callback(stop_sweeper)
+
+    def _wake_rooms_in_play(self, store: Store, runner: AppRunner) -> None:
+        """Wake every room in play once, in the background, as a late timer would.
+
+        Pending wake-ups live in the memory of the process that armed them and went with it;
+        the rooms' deadlines are in the store. Each room's timer handler applies what has
+        passed and arms the room's next wake-up in this process (a room whose wake-up is
+        pending elsewhere gets one more, which changes nothing when it fires).
+        """
+        stop = threading.Event()
+
+        def wake_all() -> None:
+            try:
+                rooms = store.list_rooms("playing", limit=WAKE_AT_START_LIMIT)
+            except Exception:
+                log.exception("listing the rooms in play to wake them failed")
+                return
+            for summary in rooms:
+                if stop.is_set():
+                    return
+                room_id = str(summary["id"])
+                try:
+                    stored = store.get_room(room_id)
+                    if stored is not None:
+                        runner.fire_timer(room_id, stored.version)
+                except Exception:
+                    log.exception("waking room %s after the start failed", room_id)
+
+        thread = threading.Thread(target=wake_all, name="liars-dice-wake", daemon=True)
+        thread.start()
+
+        def stop_waking() -> None:
+            stop.set()
+            thread.join(10)
+
+        self._stack.callback(stop_waking)
 
     def run_prepared(self) -> None:
         """Serve the prepared server in this thread until Ctrl-C (uvicorn handles SIGINT/SIGTERM)."""

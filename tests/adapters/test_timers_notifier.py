@@ -10,9 +10,11 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
+from chalicelib import retry
 from chalicelib.adapters.fakes import FakeNotifier, FakeTimers
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers, at_expression, schedule_name
+from chalicelib.ports import Unavailable
 
 TARGET = "arn:aws:lambda:us-east-1:123456789012:function:liars-lies-dev-room_timer"
 ROLE = "arn:aws:iam::123456789012:role/liars-scheduler"
@@ -68,12 +70,15 @@ def test_other_scheduler_errors_propagate(aws_env: None) -> None:
     stub = Stubber(client)
     stub.add_client_error("create_schedule", "ValidationException", http_status_code=400)
     stub.add_client_error("delete_schedule", "AccessDeniedException", http_status_code=403)
-    with stub, pytest.raises(ClientError) as err:
+    # Not swallowed: raised as Unavailable (refused), with the AWS error as its cause.
+    with stub, pytest.raises(Unavailable) as err:
         timers.schedule("r1", 1, 1_700_000_000_000)
-    assert err.value.response["Error"]["Code"] == "ValidationException"
-    with stub, pytest.raises(ClientError) as err:
+    assert isinstance(err.value.__cause__, ClientError) and err.value.reason == "refused"
+    assert err.value.__cause__.response["Error"]["Code"] == "ValidationException"
+    with stub, pytest.raises(Unavailable) as err:
         timers.cancel("r1", 1)
-    assert err.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert isinstance(err.value.__cause__, ClientError)
+    assert err.value.__cause__.response["Error"]["Code"] == "AccessDeniedException"
 
 
 def test_fake_timers_keep_the_first_and_report_due() -> None:
@@ -118,11 +123,17 @@ def test_gone_connection_answers_false(aws_env: None) -> None:
         assert notifier.send("c1", {"type": "pong"}) is False
 
 
-def test_other_failures_never_fail_the_action(aws_env: None) -> None:
+def test_other_failures_are_raised_for_the_fan_out_to_log_and_count(
+    aws_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Never delivered, never gone: raised (the fan-out logs it, counts PushesFailed, goes on;
+    # tests/adapters/test_push_failure_metrics.py and the realtime tests hold the action whole).
+    monkeypatch.setattr(retry, "sleep", lambda _s: None)
     notifier, stub = _stubbed(aws_env)
-    stub.add_client_error("post_to_connection", "LimitExceededException", http_status_code=429)
-    with stub:
-        assert notifier.send("c1", {"type": "pong"}) is True
+    for _ in range(retry.ATTEMPTS):
+        stub.add_client_error("post_to_connection", "LimitExceededException", http_status_code=429)
+    with stub, pytest.raises(Unavailable):
+        notifier.send("c1", {"type": "pong"})
 
 
 def test_send_against_moto_succeeds(moto_aws: None) -> None:

@@ -475,7 +475,7 @@ const MOVE_WORDS = {
 const ACTION_WORDS = {
   claim: () => 'the cup was passed with a better claim',
   accept: () => 'the claim was accepted',
-  reroll: (action) => `${(action.dice || []).length} dice were rerolled`,
+  reroll: (action) => `${action.count ?? (action.dice || []).length} dice were rerolled`,
   stop: () => 'the rolls were stopped',
 };
 
