@@ -61,3 +61,35 @@ def test_dark_scheme_controls_have_readable_text(server: LocalServer, browser: B
         assert {k: v for k, v in found.items() if v < 4.5} == {}, found
     finally:
         context.close()
+
+
+def test_an_invalid_bid_reads_clearly_in_the_light_theme(
+    server: LocalServer, browser: Browser
+) -> None:
+    """The bid preview's refusal ("Choose a quantity of at least 1.") is red on pale red."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="light")
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/")
+        page.click(by_testid("guest-signin"))
+        page.click(by_testid("create-room"))
+        page.wait_for_selector(by_testid("waiting-room"))
+        page.click(by_testid("add-bot"))
+        page.wait_for_function(
+            "document.querySelectorAll(\"[data-testid='player-row']\").length === 2"
+        )
+        page.click(by_testid("start-game"))
+        page.wait_for_selector(by_testid("bid-panel"))
+        preview = ".bid-preview.is-invalid"
+        # in one step: a redraw of the table in between would start from a legal bid again
+        found = page.evaluate(
+            f"""() => {{
+              const input = document.querySelector("[data-testid='bid-quantity']");
+              input.value = '0';
+              input.dispatchEvent(new Event('input'));
+              return ({CONTRASTS})(["{preview}"]);
+            }}"""
+        )
+        assert found[preview] >= 4.5, found
+    finally:
+        context.close()
