@@ -82,7 +82,7 @@ function rerenderForNewViewer() {
   if (state.roomId) {
     // Views are per viewer: drop the old one and fetch ours.
     state.room = null;
-    pushes.clear();
+    pushes.reset();
     renderRoomScreen(main);
     refreshRoom();
   } else {
@@ -108,8 +108,14 @@ function showRoom(room, events, gap) {
 // Pushes that skip a version wait briefly for the one before (web/order.js).
 const pushes = new PushOrder({ apply: showRoom, table: () => state.room });
 
-/** A view from REST (or a hook): the room as it is now, the baseline for the pushes after it. */
+/** A view from a GET or a tick: the room as it is now, the baseline for the pushes after it. */
 function applyRoom(room) {
+  showRoom(room);
+  pushes.baseline(room);
+}
+
+/** An action's answer: shown at once; the pushes up to it still bring its events. */
+function applyAnswer(room) {
   showRoom(room);
   pushes.settle();
 }
@@ -131,7 +137,7 @@ function enterRoom(roomId) {
   stopLobby();
   state.roomId = roomId;
   state.room = null;
-  pushes.clear();
+  pushes.reset();
   state.chat = [];
   state.chatIds = new Set();
   state.bid = { quantity: null, face: null };
@@ -147,7 +153,7 @@ function leaveRoom() {
   document.title = "Liar's Lies";
   state.roomId = null;
   state.room = null;
-  pushes.clear();
+  pushes.reset();
 }
 
 // ---- routing ----------------------------------------------------------------------
@@ -302,7 +308,7 @@ setInterval(() => {
 
 // ---- start ----------------------------------------------------------------------------
 
-hooks.applyRoom = applyRoom;
+hooks.applyRoom = applyAnswer;
 // The live table redraws as each event's moment comes.
 setRerender(() => {
   if (state.roomId && state.room) updateRoomScreen(main);

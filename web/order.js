@@ -9,8 +9,10 @@
 // table shows the newest view) and a push that comes after that is older than the table: its
 // moves are not announced (the table has moved on).
 //
-// A view without events (a subscribe or tick answer, a GET, an action's answer) is the room as
-// it is: it is applied at once and is the new baseline; held pushes it has overtaken go.
+// A view without events from a subscribe or tick answer or a GET is the room as it is: it is
+// applied at once and is the new baseline; held pushes it has overtaken go (their moves are
+// older than the table). An action's answer is applied at once too, but the pushes up to it are
+// still awaited: they carry the events (the mover's own move among them) the answer has not.
 
 export const GAP_HOLD_MS = 500;
 
@@ -24,37 +26,57 @@ export class PushOrder {
     this.table = table;
     this.held = new Map(); // version -> {room, events}
     this.timer = null;
+    this.last = null; // {roomId, version}: the last push played, or the last baseline
   }
 
-  version(roomId) {
+  /** The version the next push follows on (null: none known yet). */
+  edge(roomId) {
+    if (this.last && this.last.roomId === roomId) return this.last.version;
     const room = this.table();
     return room && room.id === roomId && typeof room.version === 'number' ? room.version : null;
+  }
+
+  play(room, events, gap) {
+    this.last = { roomId: room.id, version: Math.max(room.version, this.edge(room.id) ?? room.version) };
+    this.apply(room, events, gap);
   }
 
   /** A `room` message from the socket. */
   receive(room, events) {
     if (!room || typeof room.version !== 'number') return;
-    const have = this.version(room.id);
-    const fresh = Array.isArray(events) && events.length > 0;
-    if (have !== null && fresh && room.version > have + 1) {
+    if (!Array.isArray(events) || !events.length) {
+      this.apply(room, events, false);
+      this.baseline(room);
+      return;
+    }
+    const edge = this.edge(room.id);
+    if (edge !== null && room.version > edge + 1) {
       this.held.set(room.version, { room, events });
       if (!this.timer) this.timer = setTimeout(() => this.giveUp(), GAP_HOLD_MS);
       return;
     }
-    this.apply(room, events, false);
+    this.play(room, events, false);
     this.settle();
   }
 
-  /** The table changed (a push played, or a baseline view): play the held pushes that now follow. */
+  /** A view that is the room as it is (a GET, a subscribe or tick answer), already applied. */
+  baseline(room) {
+    if (!room || typeof room.version !== 'number') return;
+    const last = this.last;
+    if (!last || last.roomId !== room.id || room.version > last.version) this.last = { roomId: room.id, version: room.version };
+    this.settle();
+  }
+
+  /** Play the held pushes that now follow on, in order. */
   settle() {
     while (this.held.size) {
       const next = Math.min(...this.held.keys());
       const { room, events } = this.held.get(next);
-      const have = this.version(room.id);
-      if (have !== null && next > have + 1) return;
+      const edge = this.edge(room.id);
+      if (edge !== null && next > edge + 1) return;
       this.held.delete(next);
-      // One the table has passed (a baseline overtook it) is dropped; one it holds plays its events.
-      if (have === null || next >= have) this.apply(room, events, false);
+      // One a baseline has passed is dropped; one at the baseline still plays its events.
+      if (edge === null || next >= edge) this.play(room, events, false);
     }
     this.clear();
   }
@@ -66,16 +88,21 @@ export class PushOrder {
     for (const v of versions) {
       const { room, events } = this.held.get(v);
       this.held.delete(v);
-      const have = this.version(room.id);
-      if (have !== null && v < have) continue;
-      this.apply(room, events, have !== null && v > have + 1);
+      const edge = this.edge(room.id);
+      if (edge !== null && v < edge) continue;
+      this.play(room, events, edge !== null && v > edge + 1);
     }
   }
 
-  /** Forget what waits (another room, another viewer). */
+  /** Forget what waits and where the pushes stand (another room, another viewer). */
   clear() {
     clearTimeout(this.timer);
     this.timer = null;
     this.held.clear();
+  }
+
+  reset() {
+    this.clear();
+    this.last = null;
   }
 }

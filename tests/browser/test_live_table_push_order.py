@@ -233,3 +233,29 @@ def test_a_push_whose_predecessor_never_comes_is_shown_after_a_short_hold(
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_my_own_move_answered_over_rest_still_waits_for_its_push_before_a_later_one(
+    server: LocalServer, browser: Browser
+) -> None:
+    page, room_id, token = table_against_two_bots(server, browser)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.evaluate("window.__mode = 'swap'")
+        start = call(server, "GET", f"/rooms/{room_id}", token=token)
+        # My bid from the page: its answer (version n + 1) comes over REST, without events;
+        # its push (my bid and the bots' answers) is kept aside until the next change's.
+        page.click(by_testid("bid-submit"))
+        page.wait_for_function("() => window.__stash.length === 1", timeout=10_000)
+        play_one_change(server, table_settled(server, room_id, token), token)  # n + 2
+        page.wait_for_function("() => window.__log !== null", timeout=10_000)
+        until_played(page)
+        pushes = page.evaluate("window.__pushes")
+        assert [p["version"] for p in pushes] == [start["version"] + 1, start["version"] + 2]
+        said = page.evaluate("window.__log")
+        assert [s[: s.index(":") + 1] for s in said] == expected_announcements(start, pushes), said
+        assert said[0].startswith("You:"), said
+        assert errors == []
+    finally:
+        page.context.close()
