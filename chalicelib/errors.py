@@ -58,6 +58,7 @@ class ApiError(Exception):
         *,
         field: str | None = None,
         room: JsonDict | None = None,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -65,6 +66,8 @@ class ApiError(Exception):
         self.message = message
         self.field = field
         self.room = room
+        self.retry_after = retry_after
+        """Seconds until trying again can succeed (the ``Retry-After`` header), if known."""
 
 
 def unauthorized(message: str = "sign in first", code: str = "not_signed_in") -> ApiError:
@@ -82,9 +85,11 @@ def not_found(message: str, code: str = "not_found") -> ApiError:
     return ApiError(404, code, message)
 
 
-def rate_limited(message: str, code: str = "rate_limited") -> ApiError:
-    """429: too many attempts in the current window."""
-    return ApiError(429, code, message)
+def rate_limited(
+    message: str, code: str = "rate_limited", *, retry_after: int | None = None
+) -> ApiError:
+    """429: too many attempts in the current window (``retry_after``: seconds until it ends)."""
+    return ApiError(429, code, message, retry_after=retry_after)
 
 
 def conflict(message: str, room: JsonDict | None = None, code: str = "conflict") -> ApiError:

@@ -140,6 +140,17 @@ def source_key(ip: str) -> str:
     return str(addr)
 
 
+def seconds_until_window_ends(window_seconds: int, now_ms: int) -> int:
+    """Whole seconds (at least 1) until the fixed window ``Store.hit`` counts ``now_ms`` in ends.
+
+    The limits count in windows aligned to the epoch (``now_ms // window``, as the stores
+    count them): a refused attempt can succeed again once its window has ended.
+    """
+    span = window_seconds * 1000
+    ends = (now_ms // span + 1) * span
+    return max(1, -(-(ends - now_ms) // 1000))
+
+
 # --- the service -----------------------------------------------------------------------------
 
 
@@ -210,12 +221,24 @@ class Service:
             ttl = min(self.cfg.token_ttl_seconds, self.cfg.guest_ttl_seconds)
         return wire.session(auth.issue_token(user, ttl_seconds=ttl), user)
 
+    def _limit(
+        self, key: str, limit: int, window: int, message: str, code: str = "rate_limited"
+    ) -> None:
+        """Count one attempt for ``key``; past ``limit`` per ``window`` seconds, a 429 whose
+        ``Retry-After`` is the time left in the window."""
+        now = self.now()
+        if not self.store.hit(key, limit, window, now):
+            raise rate_limited(message, code, retry_after=seconds_until_window_ends(window, now))
+
     def _per_source(self, kind: str, source: str, limit: int, window: int) -> None:
         """Count one ``kind`` from this address; 429 past ``limit`` per ``window`` seconds."""
-        if not self.store.hit(f"{kind}-src:{source_key(source)}", limit, window, self.now()):
-            raise rate_limited(
-                "too many new accounts from your address; try again later", "too_many_accounts"
-            )
+        self._limit(
+            f"{kind}-src:{source_key(source)}",
+            limit,
+            window,
+            "too many new accounts from your address; try again later",
+            "too_many_accounts",
+        )
 
     def guest(self, name: str | None, source: str = "unknown") -> JsonDict:
         """Sign in as a new guest (limited per source address; the guest expires, see settings)."""
@@ -269,10 +292,9 @@ class Service:
         now, window = self.now(), self.cfg.login_window_seconds
         src = source_key(source)
         pair, per_source = f"login:{username.lower()}:{src}", f"login-src:{src}"
-        if not self.store.hit(pair, self.cfg.login_max_attempts, window, now):
-            raise rate_limited("too many sign-in attempts from your address; try again later")
-        if not self.store.hit(per_source, self.cfg.login_source_max_attempts, window, now):
-            raise rate_limited("too many sign-in attempts from your address; try again later")
+        too_many = "too many sign-in attempts from your address; try again later"
+        self._limit(pair, self.cfg.login_max_attempts, window, too_many)
+        self._limit(per_source, self.cfg.login_source_max_attempts, window, too_many)
         user = self.store.get_user_by_username(username)
         if user is None or user.password_hash is None:
             auth.burn_password_check(password)
@@ -684,24 +706,19 @@ class Service:
         to give the attempt back when the passcode was right.
         """
         lineage = room.lineage or room.id
-        now = self.now()
-        if not self.store.hit(
+        self._limit(
             f"passcode:{lineage}:{user_id}",
             self.cfg.passcode_max_attempts,
             self.cfg.passcode_window_seconds,
-            now,
-        ):
-            raise rate_limited("too many passcode attempts for this room; try again later")
+            "too many passcode attempts for this room; try again later",
+        )
         room_key = f"passcode-room:{lineage}"
-        if not self.store.hit(
+        self._limit(
             room_key,
             self.cfg.passcode_room_max_attempts,
             self.cfg.passcode_room_window_seconds,
-            now,
-        ):
-            raise rate_limited(
-                "too many passcode attempts for this room; ask the host for an invitation"
-            )
+            "too many passcode attempts for this room; ask the host for an invitation",
+        )
         return [room_key]
 
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
@@ -925,13 +942,12 @@ class Service:
             )
         self._load(room_id)
         user = self._user(caller)
-        if not self.store.hit(
+        self._limit(
             f"chat:{room_id}:{user.id}",
             self.cfg.chat_rate,
             self.cfg.chat_window_seconds,
-            self.now(),
-        ):
-            raise rate_limited("you are sending messages too fast")
+            "you are sending messages too fast",
+        )
         stored = self.store.append_chat(room_id, user.id, user.name, clean, self.now())
         message = wire.chat_message(stored)
         effects.run(self.deps, [effects.PublishChat(room_id, message)])

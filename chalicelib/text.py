@@ -69,10 +69,17 @@ _CONFUSABLES = str.maketrans(
         "υ": "u",
         "χ": "x",
         "ω": "w",
+        # small capitals and Cherokee letters that read as the letters of "bot"
+        "\u0299": "b",
+        "\u1d0f": "o",
+        "\u1d1b": "t",
+        "\u13f4": "b",
+        "\u13fc": "b",
+        "\u13a2": "t",
     }
 )
-_BOT_NAME = re.compile(r"bot[0-9]*")
-_SEPARATORS = re.compile(r"[\s_.\-·•]+")
+_BOT_NAME = re.compile(r"b[o0]t\d*")
+"""A bot's name once only letters and digits are left: "bot", a zero for the o, any digits."""
 USERNAME_SHAPE = re.compile(r"[a-z0-9_-]{3,24}")
 
 
@@ -85,8 +92,10 @@ def skeleton(name: str) -> str:
 
 
 def reads_as_bot(name: str) -> bool:
-    """True for "Bot", "Bot 3", "BOT-3", "b o t 3", "Ｂｏｔ３", "Bоt 3" (Cyrillic о) …"""
-    return _BOT_NAME.fullmatch(_SEPARATORS.sub("", skeleton(name))) is not None
+    """True for "Bot", "Bot 3", "BOT-3", "b o t 3", "Ｂｏｔ３", "Bоt 3" (Cyrillic о), "B0t 1",
+    "ʙᴏᴛ 3", "Bot #3", "[Bot 2]" …: spaces, punctuation and symbols around it do not count."""
+    compact = "".join(c for c in skeleton(name) if c.isalnum())
+    return _BOT_NAME.fullmatch(compact) is not None
 
 
 def _bad_character(c: str) -> bool:

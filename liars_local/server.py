@@ -57,6 +57,7 @@ from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
+from chalicelib.schemas import MAX_BODY_BYTES
 from chalicelib.settings import get_settings, reset_settings
 from liars_local.notifier import LocalManagementApi, LocalNotifier
 from liars_local.timers import LocalTimers
@@ -653,13 +654,39 @@ def _to_response(answer: dict[str, Any]) -> _Answer:
     return _Answer(int(answer.get("statusCode", 200)), raw, content)
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The request's whole body; None when the client went away first."""
+class _BodyTooLarge(Exception):
+    """The request's body is over the API's limit (``MAX_BODY_BYTES``)."""
+
+
+_TOO_LARGE_BODY = _error_body("body_too_large", f"bodies are limited to {MAX_BODY_BYTES} bytes")
+#: The app's own 413 (``app.api``), answered before the body is read to its end; the
+#: connection closes, so the rest of the body is never read either.
+_TOO_LARGE = _Answer(
+    413,
+    [
+        (b"content-length", str(len(_TOO_LARGE_BODY)).encode()),
+        (b"content-type", b"application/json"),
+        (b"connection", b"close"),
+    ],
+    _TOO_LARGE_BODY,
+)
+
+
+async def _read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> bytes | None:
+    """The request's whole body; None when the client went away first.
+
+    Raises ``_BodyTooLarge`` as soon as more than ``limit`` bytes arrived: a client cannot make
+    the server hold more than that (the app refuses such a body anyway).
+    """
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.request":
             chunk: bytes = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _BodyTooLarge
             if not message.get("more_body", False):
                 if not chunks:
                     return chunk
@@ -668,6 +695,12 @@ async def _read_body(receive: Receive) -> bytes | None:
             chunks.append(chunk)
         elif message["type"] == "http.disconnect":
             return None
+
+
+def _declared_length(headers: dict[str, str]) -> int:
+    """The body size a request's ``Content-Length`` announces (0 when absent or unreadable)."""
+    value = headers.get("content-length", "")
+    return int(value) if value.isascii() and value.isdigit() else 0
 
 
 class _AnswerBroken(Exception):
@@ -775,10 +808,16 @@ class LocalApp:
             )
             if query:
                 path = f"{path}?{query}"
-        body = await _read_body(receive)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            if _declared_length(headers) > MAX_BODY_BYTES:
+                raise _BodyTooLarge
+            body = await _read_body(receive)
+        except _BodyTooLarge:
+            await _TOO_LARGE(send)
+            return _TOO_LARGE
         if body is None:
             return None
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         client = scope.get("client")
         peer: str = client[0] if client else "127.0.0.1"
         runner = self.runner
