@@ -101,7 +101,8 @@ class Unavailable(Exception):
     Adapters raise it for AWS errors that botocore's own retries did not absorb; the API
     answers 503 ``unavailable`` with ``Retry-After: retry_after`` (``chalicelib.errors``).
     ``reason`` is ``throttled``, ``conflict`` (a transaction cancelled by a concurrent one,
-    worth retrying at once), ``failed`` (a server error) or ``timeout``.
+    worth retrying at once), ``failed`` (a server error), ``timeout``, or ``refused`` (an
+    AWS error no retry within the request mends: permissions, credentials, a missing table).
     """
 
     code = "unavailable"

@@ -4,7 +4,8 @@ A client's request that meets an infrastructure fault answers 503 with ``Retry-A
 client retries; what no client is waiting on (the timer handler, pushes and wake-ups after a
 commit, a transaction cancelled by a concurrent one) is retried here, a few times with
 jittered exponential backoff, when the failure is an ``Unavailable`` (the ports' domain error
-for throttling, server errors and timeouts).
+for throttling, server errors and timeouts). A ``refused`` call (no permission, no
+credentials, a missing table) is not tried again: a pause does not mend it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def with_backoff(
     fn: Callable[[], T],
     *,
     attempts: int = ATTEMPTS,
-    retry_if: Callable[[Unavailable], bool] = lambda _err: True,
+    retry_if: Callable[[Unavailable], bool] = lambda err: err.reason != "refused",
     what: str = "operation",
 ) -> T:
     """Run ``fn``; on an ``Unavailable`` that ``retry_if`` accepts, pause and try again.

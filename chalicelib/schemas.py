@@ -721,8 +721,8 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         "info": {
             "title": "Liar's Lies API",
             "version": "1.0.0",
-            "description": "REST contract of ../shared/API.md; WebSocket messages are "
-            "documented there.",
+            "description": "The REST contract of Liar's Lies (docs/API.md in the repository). "
+            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json).",
         },
         "paths": paths,
         "components": {
@@ -837,7 +837,14 @@ class TimeoutAction(Answer):
     quantity: int | None = None
     face: FaceOut | None = None
     hand: str | None = Field(default=None, description='Poker: always "better".')
-    dice: list[int] | None = None
+    dice: list[int] | None = Field(
+        default=None,
+        description="Never sent: which cup positions were rerolled stays hidden (see count).",
+    )
+    count: int | None = Field(
+        default=None,
+        description="Poker's five-aces rolls: how many dice the reroll played for the seat took.",
+    )
     unexpose: list[int] | None = None
 
 

@@ -4,7 +4,7 @@
 // validator's wording, e.g. "String should match pattern …"); for other codes it is a
 // last resort only.
 
-import { defaultSystem, roomSystem } from './systems/index.js';
+import { defaultSystem, roomSystem, systems } from './systems/index.js';
 
 /** The username rules, shown under the field before anyone submits. */
 export const USERNAME_RULES = '3 to 24 characters: letters A–Z, digits, _ and -. No spaces.';
@@ -80,6 +80,28 @@ const BY_CODE = {
   conflict: 'The room changed meanwhile. Here is the latest; try again.',
   too_long: 'That message is too long (500 characters at most).',
   chat_not_allowed: 'Only registered players can chat.',
+  guest_not_allowed: 'Guests cannot do that. Register (it is free) first.',
+  name_taken: 'That name reads as a registered player’s username. Choose another one.',
+  invalid_name: 'A name needs letters or symbols people can read, with plain spaces only.',
+  name_reserved: 'Names like “Bot 3” belong to bots. Choose another one.',
+  too_many_accounts: 'Too many new accounts from here. Try again later.',
+  too_many_invitations: 'No more invitations for now: that player or this room already has the most there can be.',
+  invalid_order: 'That order is not possible: put every player in it once, and keep the ranks already decided.',
+  // A request the server does not take: this page and the server do not match.
+  method_not_allowed: 'The server does not take that request. Reload the page and try again.',
+  unsupported_media_type: 'The server could not read that request. Reload the page and try again.',
+  invalid_message: 'The server could not read a live-update message. Reload the page.',
+  unknown_action: 'The server could not read a live-update message. Reload the page.',
+  message_too_large: 'That is too long to send.',
+  unknown_connection: 'The live connection was lost. It reconnects by itself.',
+  too_many_subscriptions: 'Too many rooms are open at once. Close a few tabs, then reload.',
+  websocket_unavailable: 'Live updates are off on this server: the table refreshes every few seconds instead.',
+  // The store's own refusals (rare: a race the server did not retry)
+  version_conflict: 'The room changed meanwhile. Try again.',
+  room_exists: 'Something went wrong on the server. Try again.',
+  user_exists: 'That username is taken. Choose another one.',
+  store_error: 'Something went wrong on the server. Try again.',
+  too_many_rating_changes: 'Something went wrong on the server. Try again.',
 };
 
 /** Input errors by field: what a valid value looks like. */
@@ -139,13 +161,17 @@ function fieldName(field) {
   return parts.length ? parts[parts.length - 1] : null;
 }
 
-/** Codes whose words name the room's rule system (a module of systems/, and the default one). */
+/**
+ * Codes whose words are a rule system's: its own refusals (a module's `errors`, found in the
+ * room's system first, then in any), and those that name it (the default one too).
+ */
 function systemWords(code, room) {
   const system = room && room.settings ? roomSystem(room) : null;
   if (code === 'too_many_players' && system && system.maxPlayers) {
     return `${system.label} is for 2 to ${system.maxPlayers} players: remove a seat or choose ${defaultSystem().label}.`;
   }
-  return null;
+  const own = [system, ...systems()].find((s) => s && s.errors && Object.hasOwn(s.errors, code));
+  return own ? own.errors[code] : null;
 }
 
 /**

@@ -6,10 +6,13 @@ the clients it uses, so no adapter builds its client in ``__init__``.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 from chalicelib.ports import Unavailable
+
+log = logging.getLogger(__name__)
 
 
 class LazyClient:
@@ -85,7 +88,16 @@ CONFLICT_CODES = frozenset({"TransactionConflictException", "TransactionInProgre
 TRANSIENT_REASONS = frozenset(
     {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "None", ""}
 )
-RETRY_AFTER_SECONDS = {"throttled": 2, "conflict": 1, "failed": 1, "timeout": 1}
+RETRY_AFTER_SECONDS = {"throttled": 2, "conflict": 1, "failed": 1, "timeout": 1, "refused": 5}
+# The errors an adapter interprets itself, so they reach it as they are: anywhere, or only
+# from the operations named (a missing schedule is fine to delete; a missing table is not).
+INTERPRETED_CODES = frozenset(
+    {"ConditionalCheckFailedException", "GoneException", "ConflictException"}
+)
+INTERPRETED_BY_OPERATION = {
+    "ResourceNotFoundException": frozenset({"delete_schedule", "DeleteSchedule"}),
+    "ResourceInUseException": frozenset({"create_table", "CreateTable"}),
+}
 
 
 def error_code(err: BaseException) -> str:
@@ -94,9 +106,28 @@ def error_code(err: BaseException) -> str:
     return str(response.get("Error", {}).get("Code", ""))
 
 
+def _interpreted(code: str, operation: str) -> bool:
+    """Whether an adapter handles the error ``code`` of ``operation`` itself."""
+    return code in INTERPRETED_CODES or operation in INTERPRETED_BY_OPERATION.get(code, ())
+
+
 def unavailable(err: BaseException, operation: str = "") -> Unavailable | None:
-    """The ``Unavailable`` that a boto error stands for, or None when it means something else."""
-    from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+    """The ``Unavailable`` that a boto error stands for, or None when it means something else.
+
+    Throttling, server errors, timeouts and transactions cancelled by a concurrent one pass;
+    any other AWS error is ``refused`` (no permission, expired or missing credentials, a
+    missing table, a request refused as invalid): no retry within the request mends it, and
+    the client is told 503 all the same. Only what an adapter interprets (a failed
+    condition, a transaction cancelled by one, a gone connection, an existing or missing
+    schedule) and the SDK's own refusal of its parameters (a bug) are left as they are.
+    """
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        ConnectionError,
+        HTTPClientError,
+        ParamValidationError,
+    )
 
     reason: str | None = None
     if isinstance(err, ClientError):
@@ -115,10 +146,18 @@ def unavailable(err: BaseException, operation: str = "") -> Unavailable | None:
             if reasons and all(r in TRANSIENT_REASONS for r in reasons):
                 throttled = {"ThrottlingError", "ProvisionedThroughputExceeded"} & set(reasons)
                 reason = "throttled" if throttled else "conflict"
+            elif "ConditionalCheckFailed" not in reasons:
+                reason = "refused"
+        elif not _interpreted(code, operation):
+            reason = "refused"
     elif isinstance(err, (ConnectionError, HTTPClientError)):
         reason = "timeout"
+    elif isinstance(err, BotoCoreError) and not isinstance(err, ParamValidationError):
+        reason = "refused"
     if reason is None:
         return None
+    if reason == "refused":
+        log.error("AWS refused %s: %s", operation or "a call", err)
     what = error_code(err) or type(err).__name__
     return Unavailable(
         f"{operation or 'AWS call'} failed: {what}",

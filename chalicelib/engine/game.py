@@ -327,9 +327,12 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     assert game is not None
     rules = rule_system(room.settings.rules)
     reveal.at = at
+    # The reveal is announced first and the eliminations it caused after it, in the order
+    # things happened (a client playing the events in order announces the loss, then the exit).
+    eliminations: list[Event] = []
     for p in room.players:
         if p.in_game and p.dice_count <= 0:
-            _eliminate(room, p, at, events)
+            _eliminate(room, p, at, eliminations)
             reveal.eliminated.append(p.id)
     for p in room.players:
         p.hand = []
@@ -347,6 +350,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
             )
         )
     )
+    events.extend(eliminations)
     if len(in_game(room)) <= 1:
         _begin_final_reveal(room, reveal, at, events)
         return
@@ -536,6 +540,20 @@ def next_deadline(room: Room) -> int | None:
     return room.game.deadline
 
 
+def announced(action: dict[str, Any]) -> dict[str, Any]:
+    """The move played for a timed-out seat, as the table hears it.
+
+    Cup positions (``dice``) become how many dice were rerolled (``count``): in Poker's
+    five-aces rolls the timeout rerolls every die that is not an ace, so the positions would
+    tell everyone where the holder's hidden non-aces lie; the rules announce only the count.
+    """
+    if "dice" not in action:
+        return action
+    out = {k: v for k, v in action.items() if k != "dice"}
+    out["count"] = len(action["dice"])
+    return out
+
+
 def advance(room: Room, now: int, roller: Roller) -> list[Event]:
     """Apply every deadline that has passed by ``now``, each at its own deadline time."""
     events: list[Event] = []
@@ -550,7 +568,11 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
             events.append(
-                record(TurnTimedOut(player.id, game.turn, game.round, action, "timeout", due))
+                record(
+                    TurnTimedOut(
+                        player.id, game.turn, game.round, announced(action), "timeout", due
+                    )
+                )
             )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:

@@ -13,6 +13,7 @@ from botocore.stub import Stubber
 from chalicelib.adapters.fakes import FakeNotifier, FakeTimers
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers, at_expression, schedule_name
+from chalicelib.ports import Unavailable
 
 TARGET = "arn:aws:lambda:us-east-1:123456789012:function:liars-lies-dev-room_timer"
 ROLE = "arn:aws:iam::123456789012:role/liars-scheduler"
@@ -68,12 +69,15 @@ def test_other_scheduler_errors_propagate(aws_env: None) -> None:
     stub = Stubber(client)
     stub.add_client_error("create_schedule", "ValidationException", http_status_code=400)
     stub.add_client_error("delete_schedule", "AccessDeniedException", http_status_code=403)
-    with stub, pytest.raises(ClientError) as err:
+    # Not swallowed: raised as Unavailable (refused), with the AWS error as its cause.
+    with stub, pytest.raises(Unavailable) as err:
         timers.schedule("r1", 1, 1_700_000_000_000)
-    assert err.value.response["Error"]["Code"] == "ValidationException"
-    with stub, pytest.raises(ClientError) as err:
+    assert isinstance(err.value.__cause__, ClientError) and err.value.reason == "refused"
+    assert err.value.__cause__.response["Error"]["Code"] == "ValidationException"
+    with stub, pytest.raises(Unavailable) as err:
         timers.cancel("r1", 1)
-    assert err.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert isinstance(err.value.__cause__, ClientError)
+    assert err.value.__cause__.response["Error"]["Code"] == "AccessDeniedException"
 
 
 def test_fake_timers_keep_the_first_and_report_due() -> None:

@@ -33,7 +33,13 @@ REQUIRED = {
     "bidFromEvent": "function",
     "replay": "object",
 }
-OPTIONAL = {"short": "string", "note": "string", "maxPlayers": "number", "stylesheet": "string"}
+OPTIONAL = {
+    "short": "string",
+    "note": "string",
+    "maxPlayers": "number",
+    "stylesheet": "string",
+    "errors": "object",
+}
 TERMS = {"round", "pieces", "bids", "loss", "revealHint"}
 REPLAY = {"bidWords", "hands", "verdict", "loss"}
 

@@ -216,6 +216,13 @@ export default {
   stylesheet: './perudo.css',
   fields: [STARTING_DICE, PENALTY],
   maxPlayers: 10,
+  errors: {
+    opening_on_aces: 'The opening bid cannot be on aces (except in a palifico round).',
+    palifico_face_fixed: 'In a palifico round the face stays the same: raise the quantity. Only a player down to one die may change the face.',
+    aces_below_half: 'Going to aces needs at least half the quantity of the current bid (rounded up).',
+    leaving_aces_too_low: 'Leaving aces needs at least twice their quantity plus one.',
+    calza_heads_up: 'Calza is not allowed when only two players have dice.',
+  },
   chips: (v) => ['Perudo', `${v.starting_dice ?? '?'} dice`, v.penalty === 'give' ? 'give' : 'discard', `${v.turn_seconds ?? '?'}s turns`],
   help: {
     goal: 'Be the last player with dice. 2 to 10 players.',

@@ -474,7 +474,7 @@ const MOVE_WORDS = {
 const ACTION_WORDS = {
   claim: () => 'the cup was passed with a better claim',
   accept: () => 'the claim was accepted',
-  reroll: (action) => `${(action.dice || []).length} dice were rerolled`,
+  reroll: (action) => `${action.count ?? (action.dice || []).length} dice were rerolled`,
   stop: () => 'the rolls were stopped',
 };
 
@@ -503,6 +503,9 @@ export default {
       'Dog’s life (a room option): the first player to lose their last life gets one more, once.'],
   },
   stylesheet: 'poker.css',
+  errors: {
+    not_accepted: 'First accept the claim (or call Liar!): then you may look, reroll and claim.',
+  },
   terms: {
     round: 'hand',
     pieces: 'lives',

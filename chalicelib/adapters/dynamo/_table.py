@@ -16,12 +16,16 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from chalicelib.adapters._aws import LazyClient, error_code
+from chalicelib import retry
+from chalicelib.adapters._aws import RETRY_AFTER_SECONDS, LazyClient, error_code
+from chalicelib.ports import Unavailable
 from chalicelib.retry import with_backoff
 
 COMPRESS_ABOVE = 256
 """JSON attributes longer than this many bytes are stored zlib-compressed (``<name>_z``, B)."""
 TRANSACTION_ATTEMPTS = 3  # a transaction cancelled by a concurrent write is tried again
+BATCH_ATTEMPTS = 5
+"""Calls of a batch that hand everything left back (throttled) before it is ``Unavailable``."""
 
 Item = dict[str, Any]
 
@@ -169,6 +173,32 @@ class Table:
             retry_if=lambda err: err.reason == "conflict",
             what="transaction",
         )
+
+    def _batch(self, operation: str, request: dict[str, Any]) -> Iterator[Item]:
+        """Each answer of the batch ``operation`` (``batch_get_item``, ``batch_write_item``)
+        until DynamoDB hands nothing back.
+
+        A throttled batch is no error: its answer hands the keys back (``UnprocessedKeys``,
+        ``UnprocessedItems``). They are asked for again after a backoff pause; after
+        ``BATCH_ATTEMPTS`` answers in a row that processed nothing, ``Unavailable``.
+        """
+        leftover = "UnprocessedKeys" if operation == "batch_get_item" else "UnprocessedItems"
+        idle = 0
+        while request:
+            answer: Item = getattr(self.client, operation)(RequestItems=request)
+            yield answer
+            left: dict[str, Any] = answer.get(leftover) or {}
+            if not left:
+                return
+            idle = idle + 1 if left == request else 1
+            if idle >= BATCH_ATTEMPTS:
+                raise Unavailable(
+                    f"{operation} left items unprocessed {idle} times",
+                    reason="throttled",
+                    retry_after=RETRY_AFTER_SECONDS["throttled"],
+                )
+            retry.sleep(retry.delay(idle))
+            request = left
 
     def _query_newest(
         self, condition: str, values: dict[str, Any], limit: int, **params: Any

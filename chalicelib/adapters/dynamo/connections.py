@@ -71,9 +71,8 @@ class DynamoConnections(Table):
         ]
         for start in range(0, len(deletes), 25):
             request: dict[str, Any] = {self.table_name: deletes[start : start + 25]}
-            while request:
-                result = self.client.batch_write_item(RequestItems=request)
-                request = result.get("UnprocessedItems") or {}
+            for _answer in self._batch("batch_write_item", request):
+                pass
 
     def subscribe(self, connection_id: str, room_id: str) -> bool:
         """Subscribe a known connection to a room; False when the connection is unknown."""

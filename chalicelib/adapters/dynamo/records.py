@@ -187,7 +187,7 @@ class DynamoRecords(Table):
 
     def _profiles(self, user_ids: list[str], projection: str) -> Iterator[Item]:
         """The profile items of distinct ``user_ids`` that exist: BatchGetItem per 100 keys,
-        strongly consistent, following UnprocessedKeys until none are left."""
+        strongly consistent, asking again for the UnprocessedKeys (``Table._batch``)."""
         for start in range(0, len(user_ids), 100):
             keys = [key(f"USER#{uid}", "PROFILE") for uid in user_ids[start : start + 100]]
             request: dict[str, Any] = {
@@ -197,10 +197,8 @@ class DynamoRecords(Table):
                     "ProjectionExpression": projection,
                 }
             }
-            while request:
-                answer = self.client.batch_get_item(RequestItems=request)
+            for answer in self._batch("batch_get_item", request):
                 yield from answer.get("Responses", {}).get(self.table_name, [])
-                request = answer.get("UnprocessedKeys") or {}
 
     def apply_ratings(self, game_key: str, changes: dict[str, float], record: JsonDict) -> bool:
         """Add each delta and store the game record in one transaction; False if done before."""

@@ -113,6 +113,16 @@ def _stored(item: Item | None) -> StoredRoom | None:
     return StoredRoom(state=decode_state(item), version=int(item["version"]["N"]))
 
 
+def _is_this_write(old: Item | None, update: dict[str, Any], expected_version: int) -> bool:
+    """Whether the room item a failed condition returned (``ALL_OLD``) is ``update`` itself:
+    the version it writes and the very state and summary it sets."""
+    if not old or old.get("version") != n(expected_version + 1):
+        return False
+    values = update["ExpressionAttributeValues"]
+    state_name = update["ExpressionAttributeNames"]["#cur"]
+    return bool(old.get(state_name) == values[":cur"] and old.get("summary") == values[":summary"])
+
+
 class DynamoRooms(Table):
     """The RoomStore port (but ``list_rounds``, in ``records``) on the table."""
 
@@ -226,6 +236,13 @@ class DynamoRooms(Table):
             if not conditional_check_failed(err):
                 raise
             old = getattr(err, "response", {}).get("Item")
+            if _is_this_write(old, update, expected_version):
+                # The write landed but its answer was lost (a timeout, a dropped connection)
+                # and botocore sent it again: the retry found the room as this write left it.
+                log.info(
+                    "room %s v%d: the write landed before a retry", room_id, expected_version + 1
+                )
+                return expected_version + 1
             raise VersionConflict(room_id, expected_version, _stored(old)) from None
         return expected_version + 1
 
