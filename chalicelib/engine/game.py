@@ -327,13 +327,9 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     assert game is not None
     rules = rule_system(room.settings.rules)
     reveal.at = at
-    # The reveal is announced first and the eliminations it caused after it, in the order
-    # things happened (a client playing the events in order announces the loss, then the exit).
-    eliminations: list[Event] = []
-    for p in room.players:
-        if p.in_game and p.dice_count <= 0:
-            _eliminate(room, p, at, eliminations)
-            reveal.eliminated.append(p.id)
+    # Who the challenge put out; they are announced after the challenge that did it.
+    out = [p for p in room.players if p.in_game and p.dice_count <= 0]
+    reveal.eliminated.extend(p.id for p in out)
     for p in room.players:
         p.hand = []
     counts = list(game.dice_progress[-1]) if game.dice_progress else []
@@ -350,7 +346,8 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
             )
         )
     )
-    events.extend(eliminations)
+    for p in out:
+        _eliminate(room, p, at, events)
     if len(in_game(room)) <= 1:
         _begin_final_reveal(room, reveal, at, events)
         return
