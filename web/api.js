@@ -92,6 +92,8 @@ export async function api(method, path, body) {
     const message = error.message || `Request failed (${response.status})`;
     const apiError = new ApiError(response.status, error.code || 'http_error', message, data);
     apiError.field = error.field;
+    const retryAfter = Number(response.headers.get('Retry-After'));
+    apiError.retryAfter = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null;
     throw apiError;
   }
   return data;
@@ -139,8 +141,13 @@ export class Realtime {
       try {
         ticket = (await api('POST', '/realtime/tickets')).ticket;
       } catch (err) {
-        if (err.status === 0) { this.scheduleRetry(generation); return; }
-        ticket = null; // connect as a signed-out spectator
+        // Unreachable, rate limited or unavailable: try again later, still signed in. Only a
+        // refused sign-in (an expired or unknown token) connects as a signed-out spectator.
+        if (err.status === 0 || err.status === 429 || err.status >= 500) {
+          this.scheduleRetry(generation, (err.retryAfter || 0) * 1000);
+          return;
+        }
+        ticket = null;
       }
     }
     if (generation !== this.generation) return;
@@ -181,10 +188,10 @@ export class Realtime {
     });
   }
 
-  scheduleRetry(generation) {
+  scheduleRetry(generation, atLeastMs = 0) {
     if (generation !== this.generation) return;
     this.onStatus('offline');
-    const delay = Math.min(10000, 500 * 2 ** this.attempt) + Math.random() * 300;
+    const delay = Math.max(atLeastMs, Math.min(10000, 500 * 2 ** this.attempt)) + Math.random() * 300;
     this.attempt += 1;
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(generation), delay);
