@@ -65,6 +65,12 @@ Limits (operator caps, not game rules)
     INVITATIONS_PER_ROOM    Invitations a room may hold while waiting (default 30).
     INVITATIONS_PER_USER    Pending invitations a user may hold (default 20).
 
+Cross-origin browser pages
+    CORS_ALLOW_ORIGINS      Origins whose web pages may call the REST API, comma-separated
+                            (``https://app.example,http://localhost:5173``), or ``*`` for any
+                            (default: none; only pages of the API's own origin can).
+                            See ``chalicelib/cors.py``.
+
 Pace of play
     BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
                             1000; 0 allowed). Each bot move, and the reveal after a bot's
@@ -126,6 +132,7 @@ class Settings:
     invitations_per_user: int = 20
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
+    cors_allow_origins: tuple[str, ...] = ()
 
     @property
     def bot_think_ms(self) -> tuple[int, int]:
@@ -178,6 +185,7 @@ class Settings:
             invitations_per_room=_int(e, "INVITATIONS_PER_ROOM", d.invitations_per_room),
             invitations_per_user=_int(e, "INVITATIONS_PER_USER", d.invitations_per_user),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
+            cors_allow_origins=_origins(e),
         )
 
 
@@ -202,6 +210,16 @@ def _think_range(env: Mapping[str, str], low: int, high: int) -> dict[str, int]:
     if values["bot_think_min_ms"] > values["bot_think_max_ms"]:
         raise ConfigError("BOT_THINK_MIN_MS must not exceed BOT_THINK_MAX_MS")
     return values
+
+
+def _origins(env: Mapping[str, str]) -> tuple[str, ...]:
+    """CORS_ALLOW_ORIGINS: ``()``, ``("*",)`` or origins (``chalicelib.cors.parse_origins``)."""
+    from chalicelib.cors import BadOrigin, parse_origins
+
+    try:
+        return parse_origins(env.get("CORS_ALLOW_ORIGINS"))
+    except BadOrigin as err:
+        raise ConfigError(f"CORS_ALLOW_ORIGINS: {err}") from None
 
 
 def _str(env: Mapping[str, str], name: str) -> str | None:
