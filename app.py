@@ -590,9 +590,15 @@ def _realtime() -> Any:
 @app.on_ws_connect()
 def ws_connect(event: Any) -> dict[str, int]:
     """Accept a ticket holder or a spectator; refuse a bad or used ticket (401)."""
-    query = event.to_dict().get("queryStringParameters") or {}
+    raw = event.to_dict()
+    query = raw.get("queryStringParameters") or {}
+    context = raw.get("requestContext") or {}
+    identity = context.get("identity") if isinstance(context, dict) else None
+    source = identity.get("sourceIp") if isinstance(identity, dict) else None
     try:
-        answer: dict[str, int] = _realtime().connect(event.connection_id, query)
+        answer: dict[str, int] = _realtime().connect(
+            event.connection_id, query, source=source if isinstance(source, str) else "unknown"
+        )
     except Unavailable:
         log.warning("WebSocket connect refused: the store is unavailable")
         return {"statusCode": 503}

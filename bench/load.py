@@ -942,6 +942,8 @@ def main(argv: list[str] | None = None) -> int:
         env = {"BOT_THINK_MIN_MS": low, "BOT_THINK_MAX_MS": high or low}
         # every simulated person signs up from this one loopback address
         env["GUEST_PER_SOURCE"] = env["REGISTER_PER_SOURCE"] = str(args.rooms * 3 + 100)
+        # ... and opens its WebSockets from it (a reconnect is a connection more)
+        env["CONNECTS_PER_SOURCE"] = str(args.rooms * 10 + 100)
         env.update(item.split("=", 1) for item in args.server_env)
         data_dir = tempfile.mkdtemp(prefix="liars-load-")
         cleanup = functools.partial(shutil.rmtree, data_dir, ignore_errors=True)

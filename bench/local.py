@@ -526,7 +526,8 @@ def start_server(
     python = str(own) if tree != REPO and own.is_file() else sys.executable
     command = server_command(python, tree, storage, data_dir, workers)
     # every game's guest signs in from this one loopback address
-    env = {**os.environ, "GUEST_PER_SOURCE": "100000"}
+    # (and connects to the WebSocket from it)
+    env = {**os.environ, "GUEST_PER_SOURCE": "100000", "CONNECTS_PER_SOURCE": "100000"}
     if not paced:
         env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     proc = subprocess.Popen(

@@ -256,15 +256,24 @@ Build = Callable[[str | None, bool], tuple[JsonDict, str | None]]
 ``wire.push_text``."""
 
 
-def _fan_out(deps: Deps, room_id: str, build: Build) -> int:
+def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None) -> int:
     """Send each subscriber of ``room_id`` the message built for its user; prune gone ones.
 
     A message is built once per distinct viewer (every spectator gets the same one) and, for a
-    notifier that takes text (``ports.TextNotifier``), encoded once too.
+    notifier that takes text (``ports.TextNotifier``), encoded once too. A room push names its
+    ``version``, so a notifier that keeps a room's order (``ports.OrderedNotifier``) can.
     """
     delivered = 0
     built: dict[str | None, tuple[JsonDict, str | None]] = {}
     send_text = getattr(deps.notifier, "send_text", None)
+    send_room = getattr(deps.notifier, "send_room_text", None)
+    if send_room is not None and version is not None:
+        ordered = send_room
+
+        def send_ordered(connection_id: str, text: str) -> bool:
+            return bool(ordered(connection_id, text, room_id, version))
+
+        send_text = send_ordered
     watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
     for connection_id, user_id in watchers:
         try:
@@ -301,7 +310,7 @@ def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int
             return wire.room_push(view, shown)
         return wire.room_message(view, shown), None
 
-    return _fan_out(deps, room.id, build)
+    return _fan_out(deps, room.id, build, version)
 
 
 def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:

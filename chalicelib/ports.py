@@ -16,7 +16,9 @@ class Notifier(Protocol):
     """Pushes JSON messages to WebSocket connections."""
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        """Send one message; return False when the connection is gone (410), True otherwise."""
+        """Send one message; return False when the connection is gone (410), True when it was
+        delivered (or dropped as too large); raise when it failed otherwise (the caller logs
+        it and goes on: a failed push never fails the change that pushed)."""
         ...
 
 
@@ -30,6 +32,22 @@ class TextNotifier(Notifier, Protocol):
 
     def send_text(self, connection_id: str, text: str) -> bool:
         """Send one encoded message; False when the connection is gone, True otherwise."""
+        ...
+
+
+class OrderedNotifier(TextNotifier, Protocol):
+    """A text notifier that keeps each room's messages in version order (the local server's).
+
+    ``send_room_text(connection_id, text, room_id, version, answer)`` sends ``text`` as
+    ``send_text`` does, but a push that arrives before the room's push at ``version - 1``
+    (whose fan-out, on another thread or process, is still running) waits for it, briefly.
+    ``answer`` marks the answer to subscribe or tick: never held; pushes continue from it.
+    """
+
+    def send_room_text(
+        self, connection_id: str, text: str, room_id: str, version: int, answer: bool = False
+    ) -> bool:
+        """Send one encoded room message in the room's order; False when the connection is gone."""
         ...
 
 

@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from chalicelib import effects, jsonbody, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
-from chalicelib.service import Deps, Service
+from chalicelib.service import Deps, Service, source_key
+from chalicelib.settings import get_settings
 from chalicelib.wire import (
     CLIENT_ACTIONS,
     CLIENT_MESSAGE,
@@ -48,6 +49,7 @@ MAX_SUBSCRIPTIONS = 20
 MAX_TICKET_CHARS = 256
 
 REFUSED = {"statusCode": 401}
+TOO_MANY = {"statusCode": 429}
 ACCEPTED = {"statusCode": 200}
 
 
@@ -60,11 +62,28 @@ def current_deps() -> Deps:
 
 
 def connect(
-    connection_id: str, query: Mapping[str, Any] | None, *, deps: Deps | None = None
+    connection_id: str,
+    query: Mapping[str, Any] | None,
+    *,
+    deps: Deps | None = None,
+    source: str = "unknown",
 ) -> JsonDict:
-    """Accept with a valid unused ticket (signed in) or none (spectator); refuse a bad one (401)."""
+    """Accept with a valid unused ticket (signed in) or none (spectator); refuse a bad one (401).
+
+    New connections are limited per source address (``source``, API Gateway's
+    ``identity.sourceIp``): past the limit the handshake is refused (429) before any ticket
+    is used.
+    """
     d = deps or current_deps()
     now = d.clock.now_ms()
+    cfg = get_settings()
+    if not d.store.hit(
+        f"connect-src:{source_key(source)}",
+        cfg.connects_per_source,
+        cfg.connect_window_seconds,
+        now,
+    ):
+        return dict(TOO_MANY)
     user_id: str | None = None
     if query and "ticket" in query:
         ticket = query["ticket"]
@@ -181,9 +200,17 @@ def answer_message(
 def handle_message(connection_id: str, raw: str | None, *, deps: Deps | None = None) -> None:
     """Answer one client message on its own connection (a gone connection is forgotten)."""
     d = deps or current_deps()
+    send_room = getattr(d.notifier, "send_room_text", None)
     for message in answer_message(connection_id, raw, deps=d):
         try:
-            if not d.notifier.send(connection_id, message):
+            room = message.get("room") if message.get("type") == "room" else None
+            if send_room is not None and room is not None:
+                # The room as read: where this connection's pushes of the room continue.
+                text = wire.push_text(message)
+                sent = send_room(connection_id, text, room["id"], room["version"], answer=True)
+            else:
+                sent = d.notifier.send(connection_id, message)
+            if not sent:
                 d.store.delete_connection(connection_id)
                 return
         except Exception:
@@ -217,6 +244,11 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         raise
     if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
-        # waits for a client to tick. A committed change scheduled its own wake-up already.
+        # waits for a client to tick.
         effects.rearm(done.room, done.version, deps=d)
+    else:
+        # A committed change scheduled its own wake-up, as an effect that logs a failure.
+        # The timer is what touches a room nobody watches: if that wake-up is missing, make
+        # it now, and if Scheduler still refuses, fail so Lambda retries this delivery.
+        effects.ensure_wake_up(done.room, done.version, deps=d)
     return {"room_id": room_id, "scheduled_version": version, "version": done.version}

@@ -478,7 +478,11 @@ class RoomView(Answer):
 
     id: str
     status: Literal["waiting", "playing", "finished", "closed"]
-    version: int
+    version: int = Field(
+        description="The room's stored version: one more with every change, and every change"
+        " is pushed, so a push more than one ahead of the view you hold means one is still on"
+        " its way or was missed (wait for it briefly, else GET the room). Keep the newest view."
+    )
     host_id: str
     created_by_guest: bool
     recreated_as: str | None
@@ -782,7 +786,8 @@ class BidPlaced(MoveEvent):
     Classic and Wild Stars: ``quantity`` and ``face`` (``"*"`` for a bid on stars). Wild Stars
     adds ``show`` (the dice set out in the open with this bid, now public) and ``reroll``
     (whether the rest of the cup was rerolled). Poker Liar Dice: ``hand`` (the five faces the
-    claim stands for) and ``category``.
+    claim stands for) and ``category``; ``exposed`` / ``unexposed`` when the claim set cup
+    positions out in the open or took them back (as ``dice_rerolled`` announces a reroll's).
     """
 
     type: Literal["bid_placed"]
@@ -792,6 +797,8 @@ class BidPlaced(MoveEvent):
     reroll: bool | None = None
     hand: list[PokerFace] | None = None
     category: PokerCategory | None = None
+    exposed: list[int] | None = None
+    unexposed: list[int] | None = None
 
 
 class LiarCalled(MoveEvent):
@@ -1027,7 +1034,9 @@ class RoomPush(Answer):
         "tick answer. A bid of the running round is never listed again later."
     )
     events_dropped: bool | None = Field(
-        default=None, description="The events did not fit one frame; the view is current."
+        default=None,
+        description="Not every event of the change fit one frame: `events` holds the first "
+        "ones, in order, and the rest were dropped; the view is current.",
     )
 
 

@@ -402,7 +402,13 @@ class Service:
         return wire.profile(user.username, user.name, stats, listed, recent)
 
     def ticket(self, caller: Caller) -> JsonDict:
-        """A single-use WebSocket ticket."""
+        """A single-use WebSocket ticket (limited per user: each opens one connection)."""
+        self._limit(
+            f"ticket:{caller.user_id}",
+            self.cfg.tickets_per_user,
+            self.cfg.ticket_window_seconds,
+            "too many WebSocket tickets; try again later",
+        )
         t = auth.new_ticket(self.now())
         self.store.put_ticket(t.ticket, caller.user_id, t.expires_ms)
         return wire.ticket(t.ticket, t.expires_ms)
@@ -632,9 +638,19 @@ class Service:
         user = self._user(caller)
         return lobby.UserRef(user.id, user.name, user.guest, user.continue_mode)
 
+    def _count_room_creation(self, user_id: str) -> None:
+        """One room creation (or recreation) of ``user_id``; 429 past the limit per window."""
+        self._limit(
+            f"rooms-created:{user_id}",
+            self.cfg.room_creations_per_user,
+            self.cfg.room_creation_window_seconds,
+            "too many rooms created; try again later",
+        )
+
     def create_room(self, caller: Caller, settings: JsonDict | None) -> JsonDict:
         """A new waiting room; the creator is host and ready."""
         user = self._ref(caller)
+        self._count_room_creation(user.id)
         room = lobby.create_room(secrets.token_hex(8), user, settings, self.now())
         version = self._within_cap(
             user.id,
@@ -872,6 +888,7 @@ class Service:
         current = self.change_room(room_id)
         room, version = current.room, current.version
         new = lobby.recreate(room, user, secrets.token_hex(8), self.now())
+        self._count_room_creation(user.id)
         old_summary = summary(room)
         claim = NewRoom(new.id, new.to_dict(), summary(new), user.id)
         try:
@@ -945,6 +962,13 @@ class Service:
         self._limit(
             f"chat:{room_id}:{user.id}",
             self.cfg.chat_rate,
+            self.cfg.chat_window_seconds,
+            "you are sending messages too fast",
+        )
+        # ... and in all rooms together, so the limit is not multiplied by the rooms there are
+        self._limit(
+            f"chat-user:{user.id}",
+            self.cfg.chat_user_rate,
             self.cfg.chat_window_seconds,
             "you are sending messages too fast",
         )

@@ -40,6 +40,8 @@ Limits (operator caps, not game rules)
     MAX_ROOMS_PER_USER      Open (waiting or playing) rooms a user may host (default 5).
     CHAT_MAX_LENGTH         Characters per chat message (default 500).
     CHAT_RATE               Chat messages per user and room per window (default 5).
+    CHAT_USER_RATE          Chat messages per user in all rooms together per window
+                            (default 10).
     CHAT_WINDOW_SECONDS     That window (default 10).
     PASSCODE_MAX_ATTEMPTS   Passcode attempts per user and room per window (default 5).
     PASSCODE_WINDOW_SECONDS That window (default 900 = 15 min).
@@ -64,6 +66,17 @@ Limits (operator caps, not game rules)
                             guest's token expires with it (a guest cannot sign in again).
     INVITATIONS_PER_ROOM    Invitations a room may hold while waiting (default 30).
     INVITATIONS_PER_USER    Pending invitations a user may hold (default 20).
+    ROOM_CREATIONS_PER_USER Rooms a user may create (or recreate) per window (default 30):
+                            MAX_ROOMS_PER_USER counts open rooms only, and a room its
+                            creator leaves is closed (kept 30 days).
+    ROOM_CREATION_WINDOW_SECONDS
+                            That window (default 3600 = 1 h).
+    TICKETS_PER_USER        WebSocket tickets a user may take per window (default 20): each
+                            opens one signed-in connection.
+    TICKET_WINDOW_SECONDS   That window (default 60).
+    CONNECTS_PER_SOURCE     New WebSocket connections per source address per window, signed
+                            in or not (default 120); more are refused (429) at the handshake.
+    CONNECT_WINDOW_SECONDS  That window (default 60).
 
 Cross-origin browser pages
     CORS_ALLOW_ORIGINS      Origins whose web pages may call the REST API, comma-separated
@@ -115,6 +128,7 @@ class Settings:
     max_rooms_per_user: int = 5
     chat_max_length: int = 500
     chat_rate: int = 5
+    chat_user_rate: int = 10
     chat_window_seconds: int = 10
     passcode_max_attempts: int = 5
     passcode_window_seconds: int = 15 * 60
@@ -130,6 +144,12 @@ class Settings:
     guest_ttl_seconds: int = 24 * 3600
     invitations_per_room: int = 30
     invitations_per_user: int = 20
+    room_creations_per_user: int = 30
+    room_creation_window_seconds: int = 3600
+    tickets_per_user: int = 20
+    ticket_window_seconds: int = 60
+    connects_per_source: int = 120
+    connect_window_seconds: int = 60
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
     cors_allow_origins: tuple[str, ...] = ()
@@ -163,6 +183,7 @@ class Settings:
             max_rooms_per_user=_int(e, "MAX_ROOMS_PER_USER", d.max_rooms_per_user),
             chat_max_length=_int(e, "CHAT_MAX_LENGTH", d.chat_max_length),
             chat_rate=_int(e, "CHAT_RATE", d.chat_rate),
+            chat_user_rate=_int(e, "CHAT_USER_RATE", d.chat_user_rate),
             chat_window_seconds=_int(e, "CHAT_WINDOW_SECONDS", d.chat_window_seconds),
             passcode_max_attempts=_int(e, "PASSCODE_MAX_ATTEMPTS", d.passcode_max_attempts),
             passcode_window_seconds=_int(e, "PASSCODE_WINDOW_SECONDS", d.passcode_window_seconds),
@@ -184,6 +205,14 @@ class Settings:
             guest_ttl_seconds=_int(e, "GUEST_TTL_SECONDS", d.guest_ttl_seconds),
             invitations_per_room=_int(e, "INVITATIONS_PER_ROOM", d.invitations_per_room),
             invitations_per_user=_int(e, "INVITATIONS_PER_USER", d.invitations_per_user),
+            room_creations_per_user=_int(e, "ROOM_CREATIONS_PER_USER", d.room_creations_per_user),
+            room_creation_window_seconds=_int(
+                e, "ROOM_CREATION_WINDOW_SECONDS", d.room_creation_window_seconds
+            ),
+            tickets_per_user=_int(e, "TICKETS_PER_USER", d.tickets_per_user),
+            ticket_window_seconds=_int(e, "TICKET_WINDOW_SECONDS", d.ticket_window_seconds),
+            connects_per_source=_int(e, "CONNECTS_PER_SOURCE", d.connects_per_source),
+            connect_window_seconds=_int(e, "CONNECT_WINDOW_SECONDS", d.connect_window_seconds),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
             cors_allow_origins=_origins(e),
         )

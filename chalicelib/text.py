@@ -29,6 +29,9 @@ separator, combining grapheme joiner, Khmer inherent vowels)."""
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 _MARKS = frozenset({"Mn", "Me", "Mc"})
 _KEPT_IN_CHAT = frozenset("\u200d\ufe0e\ufe0f")  # ZWJ and variation selectors (emoji)
+MAX_MARKS = 4
+"""Combining marks one character may carry: real writing stacks at most three or four
+(Vietnamese two, Tibetan stacks), "Zalgo" text dozens, drawn over the lines around it."""
 
 # Cyrillic and Greek lower-case letters that look like Latin ones (after case folding).
 _CONFUSABLES = str.maketrans(
@@ -106,6 +109,22 @@ def _bad_character(c: str) -> bool:
     )
 
 
+def _within_mark_limit(text: str) -> list[bool]:
+    """For each character, whether it is kept: marks past ``MAX_MARKS`` on one character are
+    not (a zero-width joiner between them does not start a new count)."""
+    kept: list[bool] = []
+    run = 0
+    for c in text:
+        if unicodedata.category(c) in _MARKS:
+            run += 1
+            kept.append(run <= MAX_MARKS)
+        else:
+            if c != "\u200d":
+                run = 0
+            kept.append(True)
+    return kept
+
+
 def check_display_name(raw: str, field: str = "name") -> str:
     """The name as it will be shown (spaces trimmed and collapsed), or a 400 naming the rule.
 
@@ -122,6 +141,13 @@ def check_display_name(raw: str, field: str = "name") -> str:
         )
     if any(c.isspace() and c != " " for c in name):
         raise ApiError(400, "invalid_name", "names may only use plain spaces", field=field)
+    if not all(_within_mark_limit(name)):
+        raise ApiError(
+            400,
+            "invalid_name",
+            f"names may stack at most {MAX_MARKS} accents or other marks on a character",
+            field=field,
+        )
     name = " ".join(name.split())
     visible = [c for c in name if not c.isspace() and unicodedata.category(c) not in _MARKS]
     if not visible:
@@ -138,7 +164,8 @@ def username_lookalike(name: str) -> str | None:
 
 
 def clean_chat(raw: str) -> str:
-    """Chat text with control, bidirectional and invisible format characters removed.
+    """Chat text with control, bidirectional and invisible format characters removed, and
+    marks past ``MAX_MARKS`` on one character.
 
     Line breaks (``\\n``; ``\\r\\n`` and ``\\r`` become ``\\n``) stay; so do the zero-width
     joiner and variation selectors that emoji are made of. Leading and trailing space goes.
@@ -152,7 +179,9 @@ def clean_chat(raw: str) -> str:
             kept.append(" ")
         elif not _bad_character(c):
             kept.append(c)
-    out = "".join(kept).strip()
+    joined = "".join(kept)
+    marked = _within_mark_limit(joined)
+    out = "".join(c for c, keep in zip(joined, marked, strict=True) if keep).strip()
     # Nothing visible left (only spaces, marks or line breaks) is an empty message.
     if not any(not c.isspace() and unicodedata.category(c) not in _MARKS for c in out):
         return ""

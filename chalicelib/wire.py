@@ -71,17 +71,41 @@ def encoded_size(message: Mapping[str, Any]) -> int:
 def room_message(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
     """``{"type": "room", "room", "events"}``, shrunk to fit a frame.
 
-    Too large with its events: the events are dropped (clients resync from the view). Still
-    too large: a small ``{"type": "room_changed", "room_id", "version"}`` asks the client to
-    fetch the room over REST.
+    Too large with its events: the events that fit are kept from the start of the change, the
+    rest dropped (``events_dropped``; clients resync from the view). Still too large: a small
+    ``{"type": "room_changed", "room_id", "version"}`` asks the client to fetch the room over
+    REST.
     """
     message: JsonDict = {"type": "room", "room": room_view, "events": shown_events}
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
-    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
+    message = _first_events_that_fit(room_view, shown_events)
     if encoded_size(message) < MAX_PUSH_BYTES:
         return message
     return {"type": "room_changed", "room_id": room_view["id"], "version": room_view["version"]}
+
+
+def _first_events_that_fit(room_view: JsonDict, shown_events: list[Event]) -> JsonDict:
+    """The room message with the longest run of the change's first events that fits a frame.
+
+    A change can hold more events than one frame (the bots finishing a game at once after the
+    last person's dice are gone, SPEC §8), but what a person saw happen comes first: their own
+    move, the reveal that cost them their last die, their elimination. Those are kept; only the
+    later ones are dropped. Compact JSON is exact arithmetic: the message without events, plus
+    each kept event's bytes and a comma between two.
+    """
+    budget = MAX_PUSH_BYTES - 1 - encoded_size(_truncated(room_view, []))
+    kept = used = 0
+    for event in shown_events:
+        used += encoded_size(event) + (1 if kept else 0)
+        if used > budget:
+            break
+        kept += 1
+    return _truncated(room_view, shown_events[:kept])
+
+
+def _truncated(room_view: JsonDict, kept: list[Event]) -> JsonDict:
+    return {"type": "room", "room": room_view, "events": kept, "events_dropped": True}
 
 
 _COMPACT_ASCII = json.JSONEncoder(separators=(",", ":")).encode
@@ -112,7 +136,7 @@ def room_push(room_view: JsonDict, shown_events: list[Event]) -> tuple[JsonDict,
     text = push_text(message)
     if _fits(message, text):
         return message, text
-    message = {"type": "room", "room": room_view, "events": [], "events_dropped": True}
+    message = _first_events_that_fit(room_view, shown_events)
     text = push_text(message)
     if _fits(message, text):
         return message, text

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 HEADER = struct.Struct(">BI")
 OP_SEND = 1
 OP_CLOSE = 2
+#: A room message, kept in the room's version order: the body's text is
+#: ``<room id>\n<version>\n<1 for an answer, else 0>\n<text>``.
+OP_SEND_ROOM = 3
 #: A frame larger than this is refused (the stream is then closed): no push is near it.
 MAX_BODY = 16 * 1024 * 1024
 #: How long a sender waits for a stuck owner to take a frame before giving up on it.
@@ -265,7 +268,7 @@ class PushChannel:
         except Exception:
             log.exception("push channel: delivering to %s failed", connection_id)
             return
-        if known or op != OP_SEND:
+        if known or op not in (OP_SEND, OP_SEND_ROOM):
             return
         with self._streams_lock:
             if connection_id in self._forgotten:

@@ -4,6 +4,11 @@ Handlers run in worker threads; a push is queued onto the event loop and written
 writer task per connection, so messages keep their order and the handler never waits on
 the network. An unknown or closed connection answers False, like a 410 from API Gateway.
 
+A room's pushes reach each connection in version order (``send_room_text``). Two changes
+to one room commit in order, but their fan-outs run on different threads (or workers) and
+race: the connection's writer holds a push that comes before the one it follows, until
+that one arrives or ``HOLD_SECONDS`` pass (a push that was lost must not stall the rest).
+
 With several worker processes (``liars-dice serve --workers N``) each worker's notifier has
 a ``PushChannel`` (``liars_local.channel``): connection ids name the worker that holds them,
 and a push to another worker's connection goes over the channel (see there for what a
@@ -24,9 +29,13 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel
+from liars_local.channel import OP_CLOSE, OP_SEND, OP_SEND_ROOM, PushChannel
 
 log = logging.getLogger(__name__)
+
+#: How long a room push waits for the room's push before it (its version minus one), which
+#: another thread or worker is still sending, before it goes anyway.
+HOLD_SECONDS = 0.5
 
 #: ``json.dumps(message, separators=(",", ":"))`` without making an encoder for every push.
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
@@ -72,6 +81,57 @@ class _Connection:
         self.queue = _Outbox()
         self.open = True
         self.writer: asyncio.Task[None] | None = None
+        # per room: the latest version queued, and pushes waiting for the ones before them
+        self.versions: dict[str, int] = {}
+        self.held: dict[str, dict[int, str]] = {}
+        self.holds: dict[str, asyncio.TimerHandle] = {}
+
+    def put_room(self, room_id: str, version: int, text: str, answer: bool) -> None:
+        """Queue a room message in version order (call on the loop).
+
+        A push that follows the latest version queued, or is not newer (the client keeps the
+        newest view it has), is queued at once; one that skips a version waits for it. An
+        answer (subscribe, tick) is never held: it is the room as read, and the pushes
+        continue from it.
+        """
+        last = self.versions.get(room_id)
+        if answer or last is None or version <= last + 1:
+            self.queue.put_nowait(text)
+            if last is None or version > last:
+                self.versions[room_id] = version
+                if room_id in self.held:
+                    self._release(room_id)
+            return
+        held = self.held.setdefault(room_id, {})
+        held[version] = text
+        if room_id not in self.holds:
+            self.holds[room_id] = self.loop.call_later(HOLD_SECONDS, self._give_up, room_id)
+
+    def _release(self, room_id: str) -> None:
+        """Queue the held pushes that now follow on, in order."""
+        held = self.held[room_id]
+        last = self.versions[room_id]
+        while held:
+            first = min(held)
+            if first > last + 1:
+                return
+            self.queue.put_nowait(held.pop(first))
+            last = max(last, first)
+            self.versions[room_id] = last
+        del self.held[room_id]
+        hold = self.holds.pop(room_id, None)
+        if hold is not None:
+            hold.cancel()
+
+    def _give_up(self, room_id: str) -> None:
+        """The missing version did not come in time: queue what waits, in order."""
+        self.holds.pop(room_id, None)
+        held = self.held.pop(room_id, None)
+        if not held or not self.open:
+            return
+        for version in sorted(held):
+            self.queue.put_nowait(held[version])
+        self.versions[room_id] = max(self.versions.get(room_id, 0), max(held))
 
     async def write_forever(self) -> None:
         while True:
@@ -102,6 +162,9 @@ class LocalNotifier:
         """A frame from another worker for one of this worker's connections: push or close."""
         if op == OP_CLOSE:
             return self._close_local(connection_id)
+        if op == OP_SEND_ROOM:
+            room_id, version, answer, text = text.split("\n", 3)
+            return self._send_local_room(connection_id, text, room_id, int(version), answer == "1")
         return self._send_local(connection_id, text)
 
     async def register(self, connection_id: str, websocket: WebSocket) -> None:
@@ -118,6 +181,8 @@ class LocalNotifier:
         if conn is None:
             return
         conn.open = False
+        for hold in conn.holds.values():
+            hold.cancel()
         conn.queue.put_nowait(None)
         if conn.writer is not None:
             if flush:
@@ -148,6 +213,30 @@ class LocalNotifier:
         if channel is not None and (owner := channel.owner(connection_id)) is not None:
             return channel.forward(owner, OP_SEND, connection_id, text)
         return self._send_local(connection_id, text)
+
+    def send_room_text(
+        self, connection_id: str, text: str, room_id: str, version: int, answer: bool = False
+    ) -> bool:
+        """Queue one room message (a push, or with ``answer`` the answer to subscribe or tick)
+        of ``room_id`` at ``version``, in the room's version order; False when gone."""
+        channel = self.channel
+        if channel is not None and (owner := channel.owner(connection_id)) is not None:
+            body = f"{room_id}\n{version}\n{int(answer)}\n{text}"
+            return channel.forward(owner, OP_SEND_ROOM, connection_id, body)
+        return self._send_local_room(connection_id, text, room_id, version, answer)
+
+    def _send_local_room(
+        self, connection_id: str, text: str, room_id: str, version: int, answer: bool
+    ) -> bool:
+        with self._lock:
+            conn = self._connections.get(connection_id)
+        if conn is None or not conn.open or conn.loop.is_closed():
+            return False
+        try:
+            conn.loop.call_soon_threadsafe(conn.put_room, room_id, version, text, answer)
+        except RuntimeError:  # loop closed between the check and the call
+            return False
+        return True
 
     def _send_local(self, connection_id: str, text: str) -> bool:
         with self._lock:

@@ -671,6 +671,12 @@ def _with_cors(answer: _Answer, request_headers: dict[str, str]) -> _Answer:
     return _Answer(answer.status_code, [*answer.raw_headers, *raw], answer.body)
 
 
+WS_MAX_MESSAGE_BYTES = 128 * 1024
+"""The largest WebSocket message the server reads, as API Gateway (which closes with 1009
+past it): uvicorn's default of 16 MB would let each connection make the server hold that much
+for a message the app refuses past 4,096 characters anyway."""
+
+
 class _BodyTooLarge(Exception):
     """The request's body is over the API's limit (``MAX_BODY_BYTES``)."""
 
@@ -1065,6 +1071,9 @@ def local_environment(
 
 InstallDeps = Callable[[LocalNotifier, LocalTimers, Store], Callable[[], None] | None]
 
+WAKE_AT_START_LIMIT = 10_000
+"""At most this many rooms in play are woken when the server starts (newest first)."""
+
 
 def local_store(db_path: Path | None = None) -> Store:
     """The store: SQLite at ``db_path``, else DynamoDB on this process's table (moto or endpoint)."""
@@ -1258,6 +1267,8 @@ class LocalServer:
             stack.callback(undo)
         timers.start()
         stack.callback(timers.stop)
+        if self.storage != "moto":  # moto's tables start empty: no room is in play
+            self._wake_rooms_in_play(store, runner)
         self.port = sock.getsockname()[1]
         app = build_app(
             runner=runner,
@@ -1276,6 +1287,7 @@ class LocalServer:
             loop="auto",
             ws="websockets-sansio",
             ws_per_message_deflate=False,
+            ws_max_size=WS_MAX_MESSAGE_BYTES,
             proxy_headers=False,
         )
         server = uvicorn.Server(config)
@@ -1306,6 +1318,42 @@ class LocalServer:
             thread.join(10)
 
         self._stack.callback(stop_sweeper)
+
+    def _wake_rooms_in_play(self, store: Store, runner: AppRunner) -> None:
+        """Wake every room in play once, in the background, as a late timer would.
+
+        Pending wake-ups live in the memory of the process that armed them and went with it;
+        the rooms' deadlines are in the store. Each room's timer handler applies what has
+        passed and arms the room's next wake-up in this process (a room whose wake-up is
+        pending elsewhere gets one more, which changes nothing when it fires).
+        """
+        stop = threading.Event()
+
+        def wake_all() -> None:
+            try:
+                rooms = store.list_rooms("playing", limit=WAKE_AT_START_LIMIT)
+            except Exception:
+                log.exception("listing the rooms in play to wake them failed")
+                return
+            for summary in rooms:
+                if stop.is_set():
+                    return
+                room_id = str(summary["id"])
+                try:
+                    stored = store.get_room(room_id)
+                    if stored is not None:
+                        runner.fire_timer(room_id, stored.version)
+                except Exception:
+                    log.exception("waking room %s after the start failed", room_id)
+
+        thread = threading.Thread(target=wake_all, name="liars-dice-wake", daemon=True)
+        thread.start()
+
+        def stop_waking() -> None:
+            stop.set()
+            thread.join(10)
+
+        self._stack.callback(stop_waking)
 
     def run_prepared(self) -> None:
         """Serve the prepared server in this thread until Ctrl-C (uvicorn handles SIGINT/SIGTERM)."""

@@ -3,7 +3,10 @@
 One background thread sleeps until the earliest due wake-up and then calls ``fire(room_id,
 version)``. A wake-up is identified by ``(room_id, version)``: scheduling the same pair again
 while it is pending keeps the first one, as a duplicate Scheduler name is refused in AWS.
-Once fired, the pair is forgotten (Scheduler deletes a completed one-time schedule).
+Once fired, the pair is forgotten (Scheduler deletes a completed one-time schedule). A fire
+that fails is tried again after ``RETRY_DELAYS_MS`` (Lambda retries a failed asynchronous
+invocation twice), unless the pair was cancelled meanwhile; then it is dropped (the room
+still advances on its next touch).
 """
 
 from __future__ import annotations
@@ -13,11 +16,14 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 log = logging.getLogger(__name__)
 
 Fire = Callable[[str, int], None]
+
+RETRY_DELAYS_MS = (1_000, 5_000)
+"""Pauses before each new try of a wake-up whose handler failed."""
 
 
 def _wall_ms() -> float:
@@ -27,9 +33,17 @@ def _wall_ms() -> float:
 class LocalTimers:
     """Timers port: a heap of wake-ups served by one daemon thread."""
 
-    def __init__(self, fire: Fire, now_ms: Callable[[], float] = _wall_ms) -> None:
+    def __init__(
+        self,
+        fire: Fire,
+        now_ms: Callable[[], float] = _wall_ms,
+        *,
+        retry_delays_ms: Sequence[int] = RETRY_DELAYS_MS,
+    ) -> None:
         self._fire = fire
         self._now_ms = now_ms
+        self._retry_delays_ms = tuple(retry_delays_ms)
+        self._failures: dict[tuple[str, int], int] = {}
         self._cond = threading.Condition()
         # heap entries: (at_ms, seq, room_id, version); cancelled ones are skipped lazily
         self._heap: list[tuple[int, int, str, int]] = []
@@ -60,6 +74,7 @@ class LocalTimers:
         """
         with self._cond:
             self._pending.pop((room_id, version), None)
+            self._failures.pop((room_id, version), None)
 
     def pending(self) -> list[tuple[str, int, int]]:
         """The pending wake-ups as ``(room_id, version, at_ms)``, earliest first."""
@@ -132,3 +147,20 @@ class LocalTimers:
                 self._fire(*due)
             except Exception:
                 log.exception("room timer for %s v%s failed", *due)
+                self._try_again_later(*due)
+            else:
+                with self._cond:
+                    self._failures.pop(due, None)
+
+    def _try_again_later(self, room_id: str, version: int) -> None:
+        """Schedule a failed wake-up again after its next pause, if it has one left."""
+        key = (room_id, version)
+        with self._cond:
+            failed = self._failures.get(key, 0)
+            if self._stopping or failed >= len(self._retry_delays_ms):
+                self._failures.pop(key, None)
+                if not self._stopping:
+                    log.error("room timer for %s v%s failed %d times: dropped", *key, failed + 1)
+                return
+            self._failures[key] = failed + 1
+        self.schedule(room_id, version, int(self._now_ms()) + self._retry_delays_ms[failed])

@@ -14,7 +14,9 @@ With N workers:
   its own timers (a wake-up fires in the worker whose handler scheduled it), and a push
   channel (``liars_local.channel``) to reach WebSockets held by the other workers. Only
   worker 0 runs the expiry sweep (one sweeper is enough; N would only contend for writes).
-  Writers of all workers queue on the SQLite store's file lock.
+  Writers of all workers queue on the SQLite store's file lock. Worker 0 wakes every room
+  in play once at the start, and so does a worker started again (``_wake_rooms_in_play``:
+  wake-ups pending in a process die with it).
 - Ctrl-C or SIGTERM stops every worker (SIGTERM, then SIGKILL after a grace period); if the
   supervisor itself dies, every worker notices (a pipe closes) and exits. A worker that
   dies while serving is started again with the same index (its WebSockets died with it;
@@ -113,6 +115,7 @@ class WorkerServer(LocalServer):
         index: int,
         workers: int,
         runtime_dir: str,
+        restarted: bool = False,
         **kwargs: Any,
     ) -> None:
         host, port = sock.getsockname()[:2]
@@ -121,6 +124,7 @@ class WorkerServer(LocalServer):
         self.index = index
         self.workers = workers
         self.runtime_dir = runtime_dir
+        self.restarted = restarted
 
     def _bind(self) -> socket.socket:
         return self._inherited
@@ -128,6 +132,11 @@ class WorkerServer(LocalServer):
     def _start_sweeper(self, store: SqliteStore) -> None:
         if self.index == 0:
             super()._start_sweeper(store)
+
+    def _wake_rooms_in_play(self, store: Store, runner: Any) -> None:
+        # Worker 0 when the server starts; any worker started again after it died.
+        if self.index == 0 or self.restarted:
+            super()._wake_rooms_in_play(store, runner)
 
     def _prepare(self) -> uvicorn.Server:
         server = super()._prepare()
@@ -197,6 +206,7 @@ def worker_main(argv: Sequence[str]) -> int:
         index=spec["index"],
         workers=spec["workers"],
         runtime_dir=spec["runtime_dir"],
+        restarted=spec.get("restarted", False),
         storage=spec["storage"],
         data_dir=data_dir,
         dynamodb_endpoint=spec["dynamodb_endpoint"],
@@ -372,6 +382,8 @@ class WorkerPool:
         binder = self._binder
         spec = {
             "index": index,
+            # a worker started again wakes the rooms in play: its wake-ups died with it
+            "restarted": index in self._workers,
             "workers": self.workers,
             "runtime_dir": self._runtime_dir,
             "storage": binder.storage,

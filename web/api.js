@@ -37,10 +37,21 @@ export function serverNow() {
 
 let preciseClock = false;
 
+// Each `server_time` gives (server - local) less the time its message spent on the way, never
+// more: the largest recent sample is the best estimate. A message that waited (the backlog a
+// phone delivers when it wakes a tab, a slow network) says the server is behind: it must not
+// set the clock back, or every countdown would show seconds the server does not give.
+const SAMPLE_MS = 30000;
+let clockSamples = []; // {offset, at} (local ms)
+
 /** Every room view carries `server_time` (epoch ms): count down on the server's clock. */
 export function noteServerTime(ms) {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return;
-  clockOffset = ms - Date.now();
+  const now = Date.now();
+  // Old samples go (and all of them if the local clock was set back).
+  clockSamples = clockSamples.filter((s) => s.at <= now && now - s.at < SAMPLE_MS);
+  clockSamples.push({ offset: ms - now, at: now });
+  clockOffset = Math.max(...clockSamples.map((s) => s.offset));
   preciseClock = true;
 }
 

@@ -3,12 +3,13 @@
 // replay. A system module builds its own from these with a *track* (web/README.md):
 //   faces, words(q, f), isRaise(q, f, current), minimum(f, current, total), defaultBid(room),
 //   preview(room, q, f) -> children after "You bid …", and optionally
-//   controls(room, myTurn) -> {box, extra}, shownDice(room, playerId) -> dice set out.
+//   controls(room, myTurn) -> {box, extra}, showsCup (the controls show the player's dice,
+//   so the panel does not), shownDice(room, playerId) -> dice set out.
 
 import { h } from './dom.js';
 import { playerName, roomCall, state } from './core.js';
 import { bidBadge, bidWords, bidWordsShort, diceRow, die, hiddenDice } from './dice.js';
-import { actionPath, capitalize, countdown, isActive, myPlayer } from './play.js';
+import { actionPath, capitalize, countdown, isActive, myPlayer, turnClock } from './play.js';
 
 /** The words of a dice game's screens. */
 export const DICE_TERMS = {
@@ -58,7 +59,7 @@ export function diceBidPanel(room, track) {
   if (!mine || !isActive(mine)) {
     const why = !mine ? 'You are watching this game.' : mine.resigned ? 'You resigned: you keep watching.' : 'You are out of dice: you keep watching.';
     return h('section', { class: 'card bid-panel', testid: 'bid-panel' }, header, currentLine, h('p', { class: 'muted' }, why),
-      g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act `, countdown(g.turn.deadline)) : null);
+      g.phase === 'bidding' && turnPlayer ? h('p', {}, `${playerName(room, turnPlayer)} to act`, turnClock(g.turn)) : null);
   }
 
   // Keep the player's selection while it is still legal; start fresh each round.
@@ -129,6 +130,12 @@ export function diceBidPanel(room, track) {
   }, delta > 0 ? '+' : '−');
 
   const controls = track.controls ? track.controls(room, myTurn) : null;
+  // The player's own dice, beside the current bid: on a phone the cards are a screen below
+  // (style.css hides this where the cards stand beside the panel). A track whose controls
+  // show the cup (`showsCup`) has them there already.
+  const myDice = !track.showsCup && Array.isArray(me.dice) && me.dice.length
+    ? h('p', { class: 'panel-dice', testid: 'panel-dice' }, h('span', { class: 'field-label' }, 'Your dice'), diceRow(me.dice, { size: 'small' }))
+    : null;
   const form = h('form', {
     class: 'bid-form',
     onsubmit: (event) => {
@@ -152,8 +159,8 @@ export function diceBidPanel(room, track) {
 
   const turnLine = myTurn
     ? h('p', { class: 'turn-line is-mine' }, 'Time left ', countdown(g.turn.deadline, 'big'))
-    : h('p', { class: 'turn-line' }, `Waiting for ${playerName(room, turnPlayer)} `, countdown(g.turn && g.turn.deadline));
-  return h('section', { class: ['card', 'bid-panel', myTurn ? 'is-my-turn' : ''], testid: 'bid-panel' }, header, currentLine, turnLine, form);
+    : h('p', { class: 'turn-line' }, `Waiting for ${playerName(room, turnPlayer)}`, turnClock(g.turn));
+  return h('section', { class: ['card', 'bid-panel', myTurn ? 'is-my-turn' : ''], testid: 'bid-panel' }, header, currentLine, myDice, turnLine, form);
 }
 
 /** A player card's system parts: the dice count, the dice (own, hidden, set out), the bid. */

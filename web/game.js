@@ -6,7 +6,7 @@ import { attempt, hooks, roomCall, state } from './core.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 import { initial } from './text.js';
-import { actionPath, capitalize, countdown, isActive, myPlayer } from './play.js';
+import { actionPath, capitalize, countdown, isActive, myPlayer, turnClock } from './play.js';
 import { roomSystem } from './systems/index.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
@@ -56,7 +56,7 @@ function playerCard(room, player) {
   h('div', { class: 'player-card-dice' }, parts.dice),
   h('div', { class: 'player-card-foot' },
     parts.bid,
-    onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn ' : 'Thinking ', countdown(g.turn.deadline)) : null,
+    onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn' : 'Thinking', turnClock(g.turn)) : null,
     agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
     player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
 }

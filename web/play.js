@@ -26,6 +26,15 @@ export function diceWord(n) {
 }
 
 /** A live countdown to an ISO deadline (the app's timer loop updates it). */
+/**
+ * A turn line's clock: " 0:27", or "…" while the player is still to be reached (a push's
+ * playback: the turn has no deadline yet), never the countdown's bare placeholder.
+ */
+export function turnClock(turn) {
+  if (!turn || !turn.deadline) return '…';
+  return [' ', countdown(turn.deadline)];
+}
+
 export function countdown(deadline, extraClass = '') {
   if (!deadline) return h('span', { class: 'countdown muted' }, '—');
   // Filled at once (the timer loop keeps it current), so a fresh screen never shows a blank.

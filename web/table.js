@@ -9,7 +9,7 @@
 // Nothing keeps a list of the round's bids: each announcement replaces the one before.
 
 import { h } from './dom.js';
-import { playerName, state } from './core.js';
+import { hooks, playerName, state } from './core.js';
 import { serverNow } from './api.js';
 import { roomSystem, systems } from './systems/index.js';
 
@@ -93,13 +93,27 @@ export function onView(room, events) {
   }
   if (room.version <= live.version) return;
   // A view without events whose table is still ahead (a REST answer racing its push): keep the
-  // table as it was on screen for a moment, so the push's events can play.
-  if (tableClock(room) > serverNow() + 250 && previous && previous.version < room.version) {
+  // table as it was on screen for a moment, so the push's events can play. Not while the
+  // socket is down: no push is coming, and the screen from before would offer a turn that is
+  // gone (a move made offline, then "Too late" for the next one).
+  const pushComing = !hooks.realtime || hooks.realtime.open;
+  if (pushComing && tableClock(room) > serverNow() + 250 && previous && previous.version < room.version) {
     live.held = room;
     live.heldBase = previous;
     clearTimeout(live.holdTimer);
-    live.holdTimer = setTimeout(() => { live.held = null; live.rerender(); }, HOLD_MS);
+    live.holdTimer = setTimeout(() => { live.held = null; outdated(); live.rerender(); }, HOLD_MS);
+  } else if (previous && previous.version < room.version) {
+    outdated();
   }
+}
+
+/**
+ * The table moved on without events to play (a reconnect's or a poll's view, or a push that
+ * never came): the last announcement is from before it, so it goes (the screen then says
+ * whose turn it is; the current bid is in the bid panel).
+ */
+function outdated() {
+  live.announcement = null;
 }
 
 function keyOf(room, e) {
@@ -115,7 +129,12 @@ function start(room, events, base) {
   for (const e of live.events) {
     const key = keyOf(room, e);
     if (live.announced.has(key)) continue;
-    if (e.t < now - RECENT_MS) { live.announced.add(key); continue; }
+    if (e.t < now - RECENT_MS) {
+      // Too late to play: not announced, and what is on screen from before it is outdated.
+      live.announced.add(key);
+      if (isMove(e.type) || BOUNDARIES.has(e.type)) live.announcement = null;
+      continue;
+    }
     const fire = () => {
       if (live.announced.has(key)) return;
       live.announced.add(key);

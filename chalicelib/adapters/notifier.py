@@ -3,8 +3,8 @@
 The endpoint is built from the deployed WebSocket API id, stage and region, since Chalice
 configures ``app.websocket_api`` only inside WebSocket handlers. A push that fails never
 fails the action that caused it: a gone connection (410) answers False so the caller can
-forget it; a throttled or failing push is retried with backoff, and any error left is logged
-and answers True.
+forget it; a throttled or failing push is retried with backoff, and any error left is raised
+for the caller (the fan-out) to log, count and go on.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ class ApiGatewayNotifier:
         return self._client.get()
 
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        """Push one message; False when the connection is gone (410), True otherwise."""
+        """Push one message: True when delivered, False when the connection is gone (410);
+        any other failure left after the retries is raised."""
         data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
         if len(data) > MAX_MESSAGE_BYTES:
             log.error("push to %s dropped: %d bytes is over the limit", connection_id, len(data))
@@ -64,8 +65,9 @@ class ApiGatewayNotifier:
             status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
             if code == "GoneException" or status == 410:
                 return False
-            log.warning("push to %s failed: %s", connection_id, code or type(err).__name__)
-            return True
+            # Not gone, not delivered: raised for the caller to log and go on with the other
+            # connections (and for the PushesFailed metric to count it).
+            raise
         return True
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -73,6 +74,8 @@ from chalicelib.ports import (
     UserRecord,
     VersionConflict,
 )
+
+log = logging.getLogger(__name__)
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -1058,8 +1061,9 @@ class SqliteStore:
 
 @contextlib.contextmanager
 def _faults_unavailable() -> Iterator[None]:
-    """An operational failure (file locked past the busy timeout, disk full or failing) is
-    ``Unavailable``: the API answers 503 with Retry-After, and the transaction wrote nothing."""
+    """An operational failure (file locked past the busy timeout, disk full or failing) or a
+    damaged file is ``Unavailable``: the API answers 503 with Retry-After, and the transaction
+    wrote nothing."""
     try:
         yield
     except sqlite3.OperationalError as err:
@@ -1068,6 +1072,12 @@ def _faults_unavailable() -> Iterator[None]:
         raise Unavailable(
             f"SQLite: {err}", reason="timeout" if busy else "failed", retry_after=1
         ) from err
+    except sqlite3.DatabaseError as err:
+        if type(err) is not sqlite3.DatabaseError:
+            raise  # IntegrityError, ProgrammingError and the like: the program's bug
+        # A damaged file ("database disk image is malformed", "file is not a database").
+        log.error("SQLite file damaged: %s", err)
+        raise Unavailable(f"SQLite: {err}", reason="refused", retry_after=5) from err
 
 
 def _rating(stored: str | None) -> float:

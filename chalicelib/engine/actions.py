@@ -46,7 +46,7 @@ class BidAction(ActionRequest):
     """Raise the bid: ``quantity`` dice showing ``face`` (or ``*``).
 
     Wild Stars only: ``show`` sets those cup positions out in the open and rerolls the rest of
-    the cup; ``reroll: true`` without ``show`` rerolls the whole cup.
+    the cup (``reroll: true`` may say so beside it); a reroll without ``show`` is refused.
     """
 
     type: Literal["bid"]

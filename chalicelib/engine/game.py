@@ -327,10 +327,9 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     assert game is not None
     rules = rule_system(room.settings.rules)
     reveal.at = at
-    for p in room.players:
-        if p.in_game and p.dice_count <= 0:
-            _eliminate(room, p, at, events)
-            reveal.eliminated.append(p.id)
+    # Who the challenge put out; they are announced after the challenge that did it.
+    out = [p for p in room.players if p.in_game and p.dice_count <= 0]
+    reveal.eliminated.extend(p.id for p in out)
     for p in room.players:
         p.hand = []
     counts = list(game.dice_progress[-1]) if game.dice_progress else []
@@ -347,6 +346,8 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
             )
         )
     )
+    for p in out:
+        _eliminate(room, p, at, events)
     if len(in_game(room)) <= 1:
         _begin_final_reveal(room, reveal, at, events)
         return
@@ -536,20 +537,6 @@ def next_deadline(room: Room) -> int | None:
     return room.game.deadline
 
 
-def announced(action: dict[str, Any]) -> dict[str, Any]:
-    """The move played for a timed-out seat, as the table hears it.
-
-    Cup positions (``dice``) become how many dice were rerolled (``count``): in Poker's
-    five-aces rolls the timeout rerolls every die that is not an ace, so the positions would
-    tell everyone where the holder's hidden non-aces lie; the rules announce only the count.
-    """
-    if "dice" not in action:
-        return action
-    out = {k: v for k, v in action.items() if k != "dice"}
-    out["count"] = len(action["dice"])
-    return out
-
-
 def advance(room: Room, now: int, roller: Roller) -> list[Event]:
     """Apply every deadline that has passed by ``now``, each at its own deadline time."""
     events: list[Event] = []
@@ -564,11 +551,7 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
             events.append(
-                record(
-                    TurnTimedOut(
-                        player.id, game.turn, game.round, announced(action), "timeout", due
-                    )
-                )
+                record(TurnTimedOut(player.id, game.turn, game.round, action, "timeout", due))
             )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:

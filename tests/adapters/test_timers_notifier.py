@@ -10,6 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
+from chalicelib import retry
 from chalicelib.adapters.fakes import FakeNotifier, FakeTimers
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers, at_expression, schedule_name
@@ -122,11 +123,17 @@ def test_gone_connection_answers_false(aws_env: None) -> None:
         assert notifier.send("c1", {"type": "pong"}) is False
 
 
-def test_other_failures_never_fail_the_action(aws_env: None) -> None:
+def test_other_failures_are_raised_for_the_fan_out_to_log_and_count(
+    aws_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Never delivered, never gone: raised (the fan-out logs it, counts PushesFailed, goes on;
+    # tests/adapters/test_push_failure_metrics.py and the realtime tests hold the action whole).
+    monkeypatch.setattr(retry, "sleep", lambda _s: None)
     notifier, stub = _stubbed(aws_env)
-    stub.add_client_error("post_to_connection", "LimitExceededException", http_status_code=429)
-    with stub:
-        assert notifier.send("c1", {"type": "pong"}) is True
+    for _ in range(retry.ATTEMPTS):
+        stub.add_client_error("post_to_connection", "LimitExceededException", http_status_code=429)
+    with stub, pytest.raises(Unavailable):
+        notifier.send("c1", {"type": "pong"})
 
 
 def test_send_against_moto_succeeds(moto_aws: None) -> None:

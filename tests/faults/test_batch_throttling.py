@@ -38,7 +38,14 @@ def _hand_back(
     def throttled(**params: Any) -> Any:
         calls.append(1)
         if len(calls) <= times and len(calls) < SPINNING:
-            return {"Responses": {}, leftover: params["RequestItems"]}
+            # Everything handed back, in another order than asked (as DynamoDB may).
+            back = {
+                table: {**asked, "Keys": asked["Keys"][::-1]}
+                if isinstance(asked, dict)
+                else asked[::-1]
+                for table, asked in params["RequestItems"].items()
+            }
+            return {"Responses": {}, leftover: back}
         return original(**params)
 
     monkeypatch.setattr(faulty, operation, throttled, raising=False)
@@ -106,6 +113,7 @@ def test_the_store_gives_up_on_a_handed_back_batch_as_unavailable(
     env = faults
     env.store.put_connection("c1", None, env.clock.now_ms())
     env.store.subscribe("c1", "r1")
+    env.store.subscribe("c1", "r2")
     calls = _hand_back(env, monkeypatch, "batch_write_item", times=10**6)
     with pytest.raises(Unavailable) as err:
         env.store.delete_connection("c1")

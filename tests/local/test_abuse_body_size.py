@@ -97,3 +97,26 @@ def test_a_body_at_the_limit_still_reaches_the_app() -> None:
 
     assert out["status"] == 200
     assert seen == ["called"]
+
+
+def test_a_websocket_message_over_api_gateway_s_size_is_closed_1009_unread() -> None:
+    import websockets
+
+    from liars_local.server import WS_MAX_MESSAGE_BYTES, LocalServer
+
+    async def send_big(url: str) -> tuple[int | None, str]:
+        async with websockets.connect(url, max_size=None) as ws:
+            await ws.send('{"action": "ping"}')
+            pong = await ws.recv()
+            await ws.send("x" * (WS_MAX_MESSAGE_BYTES + 1))
+            try:
+                await asyncio.wait_for(ws.recv(), 10)
+            except websockets.ConnectionClosed as closed:
+                return (closed.rcvd.code if closed.rcvd else None), str(pong)
+            return None, str(pong)
+
+    assert WS_MAX_MESSAGE_BYTES == 128 * 1024  # API Gateway's message limit
+    with LocalServer(access_log=lambda _: None) as server:
+        code, pong = asyncio.run(send_big(server.ws_url))
+    assert json.loads(pong) == {"type": "pong"}
+    assert code == 1009

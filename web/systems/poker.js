@@ -3,6 +3,7 @@
 
 import { h } from '../dom.js';
 import { playerName, roomCall, state } from '../core.js';
+import { turnClock } from '../play.js';
 
 /** The faces, low to high, as the server names them. */
 const POKER_FACES = ['9', 'T', 'J', 'Q', 'K', 'A'];
@@ -296,7 +297,7 @@ function pokerPanel(room, { countdown, active }) {
   sync();
   const turnLine = myTurn
     ? h('p', { class: 'turn-line is-mine' }, 'Time left ', countdown(g.turn.deadline, 'big'))
-    : h('p', { class: 'turn-line' }, `${playerName(room, turnPlayer)} ${STAGE_WAIT[stage] || 'is to act'} `, countdown(g.turn && g.turn.deadline));
+    : h('p', { class: 'turn-line' }, `${playerName(room, turnPlayer)} ${STAGE_WAIT[stage] || 'is to act'}`, turnClock(g.turn));
   const watching = !active ? h('p', { class: 'muted' }, me.player_id ? 'You are out of lives: you keep watching.' : 'You are watching this game.') : null;
   const panelNode = h('section', { class: ['card', 'bid-panel', 'poker-panel', myTurn ? 'is-my-turn' : ''], testid: 'bid-panel', dataset: { stage: stage || '' } },
     header, claimLine, rerolls, turnLine, watching, cupBox, controls);

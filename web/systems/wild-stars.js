@@ -162,6 +162,7 @@ const TRACK = {
   defaultBid,
   preview: (room, quantity, face) => [`You bid ${bidWordsShort(quantity, face)}: ${bidMeaning(quantity, face)}`],
   controls: showRerollControls,
+  showsCup: true, // the Show & reroll box holds the player's dice: the panel need not
   shownDice,
 };
 

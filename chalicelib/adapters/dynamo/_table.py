@@ -83,6 +83,11 @@ def failed_at(reasons: list[str], index: int) -> bool:
     return len(reasons) > index and reasons[index] == "ConditionalCheckFailed"
 
 
+def _batch_size(request: dict[str, Any]) -> int:
+    """How many keys (BatchGetItem) or write requests (BatchWriteItem) ``request`` holds."""
+    return sum(len(v["Keys"]) if isinstance(v, dict) else len(v) for v in request.values())
+
+
 class Table:
     """One DynamoDB table and its client: the base of every aggregate of the store."""
 
@@ -190,7 +195,8 @@ class Table:
             left: dict[str, Any] = answer.get(leftover) or {}
             if not left:
                 return
-            idle = idle + 1 if left == request else 1
+            # Progress is fewer items handed back than sent (their order may differ).
+            idle = idle + 1 if _batch_size(left) >= _batch_size(request) else 1
             if idle >= BATCH_ATTEMPTS:
                 raise Unavailable(
                     f"{operation} left items unprocessed {idle} times",

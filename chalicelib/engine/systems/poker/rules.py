@@ -85,6 +85,19 @@ def _die(roller: Roller) -> int:
     return roller.die(0)
 
 
+def _moved_dice(action: dict[str, Any]) -> dict[str, list[int]]:
+    """A claim's ``exposed`` / ``unexposed`` positions, announced like a reroll's (when any).
+
+    Read only once the claim is accepted (its positions are valid and distinct).
+    """
+    moved = {}
+    for name, said in (("exposed", "expose"), ("unexposed", "unexpose")):
+        positions = action.get(said)
+        if positions:
+            moved[name] = sorted(positions)
+    return moved
+
+
 NOT_ACCEPTED = "before accepting you may only call Liar! or accept (and pass the cup unlooked)"
 
 
@@ -264,7 +277,7 @@ class PokerRules:
             self._set(room, cup, exposed)
             x["st"] = "respond"
             bid = bid_of(player.id, hand)
-            events.append(BidPlaced(self.bid_view(bid)))
+            events.append(BidPlaced({**self.bid_view(bid), **_moved_dice(action)}))
             self._show_to(room, None)
             return TurnOutcome(events, bid=bid, next_player=room.next_clockwise(player.id))
         raise InvalidAction(
