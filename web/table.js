@@ -116,8 +116,14 @@ function outdated() {
   live.announcement = null;
 }
 
+/**
+ * An event's identity: its push (the version it leads to) and its place in the push. Type,
+ * moment and player do not tell events apart: a table that finishes at once (no human with
+ * dice) stamps several rounds' events with one moment, each round with its own
+ * challenge_resolved.
+ */
 function keyOf(room, e) {
-  return `${room.version}|${e.type}|${e.at}|${e.player_id || ''}`;
+  return `${room.version}|${e.index}|${e.type}`;
 }
 
 function start(room, events, base) {
@@ -125,7 +131,7 @@ function start(room, events, base) {
   const now = serverNow();
   live.shown = base || null;
   live.version = room.version;
-  live.events = events.map((e) => ({ ...e, t: stamp(e) }));
+  live.events = events.map((e, index) => ({ ...e, t: stamp(e), index }));
   for (const e of live.events) {
     const key = keyOf(room, e);
     if (live.announced.has(key)) continue;

@@ -537,6 +537,20 @@ def next_deadline(room: Room) -> int | None:
     return room.game.deadline
 
 
+def announced(action: dict[str, Any]) -> dict[str, Any]:
+    """The move played for a timed-out seat, as the table hears it.
+
+    Cup positions (``dice``) become how many dice were rerolled (``count``): in Poker's
+    five-aces rolls the timeout rerolls every die that is not an ace, so the positions would
+    tell everyone where the holder's hidden non-aces lie; the rules announce only the count.
+    """
+    if "dice" not in action:
+        return action
+    out = {k: v for k, v in action.items() if k != "dice"}
+    out["count"] = len(action["dice"])
+    return out
+
+
 def advance(room: Room, now: int, roller: Roller) -> list[Event]:
     """Apply every deadline that has passed by ``now``, each at its own deadline time."""
     events: list[Event] = []
@@ -551,7 +565,11 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             assert player is not None
             action = rule_system(room.settings.rules).timeout_action(room)
             events.append(
-                record(TurnTimedOut(player.id, game.turn, game.round, action, "timeout", due))
+                record(
+                    TurnTimedOut(
+                        player.id, game.turn, game.round, announced(action), "timeout", due
+                    )
+                )
             )
             _apply_turn_action(room, player, action, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:

@@ -24,7 +24,8 @@ CODE_PATTERNS = [
     r'code(?::\s*str)?\s*=\s*"([a-z][a-z_]+)"',
     r'AuthError\(\s*"([a-z][a-z_]+)"',
     r'ApiError\(\s*\d+,\s*"([a-z][a-z_]+)"',
-    r'(?:unauthorized|forbidden|not_found|rate_limited|conflict)\((?:[^()]|\([^()]*\))*?,\s*"([a-z][a-z_]+)"\s*\)',
+    r"(?:unauthorized|forbidden|not_found|rate_limited|conflict|_limit)\("
+    r'(?:[^()]|\([^()]*\))*?,\s*"([a-z][a-z_]+)",?\s*(?:\w+=[^()]*)?\)',
     r'"code":\s*"([a-z][a-z_]+)"',
     r'body\(\s*"([a-z][a-z_]+)"',
 ]

@@ -114,23 +114,3 @@ def test_moves_that_arrive_too_late_to_play_clear_the_announcement(
         assert errors == []
     finally:
         context.close()
-
-
-def test_a_poll_while_the_socket_is_down_clears_the_announcement(
-    server: LocalServer, browser: Browser
-) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    try:
-        guest_against_two_bots(page, server.url)
-        page.wait_for_function(MY_TURN, timeout=20_000)
-        # Every message from now on is dropped: the table learns of moves only over REST.
-        page.evaluate(HOLD_PUSHES)
-        page.evaluate("window.__release = () => {}; window.__held = { push() {} }")
-        page.click(by_testid("bid-submit"))
-        page.wait_for_function(MY_TURN, timeout=20_000)
-        page.wait_for_timeout(3300)  # past the wait for a push that never comes
-        shown = page.evaluate(ANNOUNCEMENT)
-        assert shown["idle"] and shown["says"] == [], shown
-    finally:
-        context.close()

@@ -125,3 +125,39 @@ def test_poker_controls_on_a_touch_phone_are_finger_sized(
         assert not small, "\n".join(sorted(set(small)))
     finally:
         context.close()
+
+
+TAP_REACHES = """async () => {
+  const { toast } = await import('/core.js');
+  const bid = document.querySelector("[data-testid='bid-submit']");
+  bid.scrollIntoView({ block: 'end' });
+  toast('Too late: the turn has moved on.');
+  const box = bid.getBoundingClientRect();
+  const toasts = document.querySelectorAll("[data-testid='toast']");
+  const toastBox = toasts[toasts.length - 1].getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return {
+    overlaps: toastBox.top < box.bottom && toastBox.bottom > box.top,
+    hit: hit && hit.closest('[data-testid]') ? hit.closest('[data-testid]').dataset.testid : null,
+  };
+}"""
+
+
+def test_a_toast_over_the_bid_button_does_not_swallow_the_tap(
+    server: LocalServer, browser: Browser
+) -> None:
+    """A toast (4.7 s) sits at the bottom of the screen, where a phone has Bid and Liar!."""
+    context = phone(browser)
+    page = context.new_page()
+    try:
+        start_game(page, server.url, "classic")
+        page.wait_for_function(
+            """() => document.querySelector("[data-testid='bid-submit']")
+                && !document.querySelector("[data-testid='bid-submit']").disabled""",
+            timeout=20_000,
+        )
+        found = page.evaluate(TAP_REACHES)
+        assert found["overlaps"], found  # the case this is about: the toast covers the button
+        assert found["hit"] == "bid-submit", found
+    finally:
+        context.close()
