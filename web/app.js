@@ -11,6 +11,7 @@ import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
+import { PushOrder } from './order.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -81,6 +82,7 @@ function rerenderForNewViewer() {
   if (state.roomId) {
     // Views are per viewer: drop the old one and fetch ours.
     state.room = null;
+    pushes.reset();
     renderRoomScreen(main);
     refreshRoom();
   } else {
@@ -90,16 +92,32 @@ function rerenderForNewViewer() {
 
 // ---- rooms ----------------------------------------------------------------------
 
-function applyRoom(room, events) {
+/** Put a room view on the table (with the events of its push, if any; `gap`: changes were missed). */
+function showRoom(room, events, gap) {
   if (!room || room.id !== state.roomId) return;
   if (state.room && typeof room.version === 'number' && room.version < state.room.version) return;
   noteServerTime(room.server_time);
-  onView(room, events);
+  onView(room, events, gap);
   const justFinished = room.status === 'finished' && state.room && state.room.status !== 'finished';
   state.room = room;
   // Ratings change when a game ends: refresh the header's rating.
   if (justFinished && state.user) loadMe().then(renderHeader);
   updateRoomScreen(main);
+}
+
+// Pushes that skip a version wait briefly for the one before (web/order.js).
+const pushes = new PushOrder({ apply: showRoom, table: () => state.room });
+
+/** A view from a GET or a tick: the room as it is now, the baseline for the pushes after it. */
+function applyRoom(room) {
+  showRoom(room);
+  pushes.baseline(room);
+}
+
+/** An action's answer: shown at once; the pushes up to it still bring its events. */
+function applyAnswer(room) {
+  showRoom(room);
+  pushes.settle();
 }
 
 async function refreshRoom() {
@@ -119,6 +137,7 @@ function enterRoom(roomId) {
   stopLobby();
   state.roomId = roomId;
   state.room = null;
+  pushes.reset();
   state.chat = [];
   state.chatIds = new Set();
   state.bid = { quantity: null, face: null };
@@ -134,6 +153,7 @@ function leaveRoom() {
   document.title = "Liar's Lies";
   state.roomId = null;
   state.room = null;
+  pushes.reset();
 }
 
 // ---- routing ----------------------------------------------------------------------
@@ -182,7 +202,11 @@ let lastWsError = { text: '', at: 0 };
 function onMessage(message) {
   switch (message.type) {
     case 'room':
-      applyRoom(message.room, message.events);
+      pushes.receive(message.room, message.events);
+      break;
+    case 'room_changed':
+      // Too large to push: fetch the room (its view is the new baseline).
+      if (message.room_id === state.roomId && state.room && message.version > state.room.version) refreshRoom();
       break;
     case 'chat':
       if (message.room_id === state.roomId) addChatMessage(message.message);
@@ -284,7 +308,7 @@ setInterval(() => {
 
 // ---- start ----------------------------------------------------------------------------
 
-hooks.applyRoom = applyRoom;
+hooks.applyRoom = applyAnswer;
 // The live table redraws as each event's moment comes.
 setRerender(() => {
   if (state.roomId && state.room) updateRoomScreen(main);

@@ -76,12 +76,14 @@ function tableClock(room) {
 }
 
 /**
- * A room view arrived (from a push with its events, or from REST with none). Returns nothing;
- * the screen asks `displayRoom()` what to show.
+ * A room view arrived (from a push with its events, or from REST with none). `gap`: a push
+ * before it never came (web/order.js), so what is announced from before is outdated. Returns
+ * nothing; the screen asks `displayRoom()` what to show.
  */
-export function onView(room, events) {
+export function onView(room, events, gap) {
   if (!room) return;
   if (live.roomId !== room.id) reset(room.id);
+  if (gap) outdated();
   const previous = live.lastShown && live.lastShown.id === room.id ? live.lastShown : null;
   if (Array.isArray(events) && events.length) {
     if (room.version < live.version) return;
