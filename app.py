@@ -23,7 +23,7 @@ from typing import Any
 from chalice.app import Chalice, ChaliceViewError, Rate, Response
 from pydantic import BaseModel
 
-from chalicelib import jsonbody
+from chalicelib import cors, jsonbody
 from chalicelib import schemas as s
 from chalicelib.errors import (
     ApiError,
@@ -35,6 +35,7 @@ from chalicelib.errors import (
     unsupported_media_type,
 )
 from chalicelib.ports import Unavailable
+from chalicelib.settings import ConfigError, get_settings
 
 app = Chalice(app_name="liars-lies")
 app.experimental_feature_flags.update(["WEBSOCKETS"])
@@ -189,14 +190,46 @@ def project_errors(event: Any, get_response: Callable[[Any], Any]) -> Any:
 
     Chalice makes them before or around any route handler, as ``{"Code", "Message"}``: the
     status and headers (``Allow`` on a 405) stay, the body becomes ``{"error": {...}}``.
+    With ``CORS_ALLOW_ORIGINS`` set, it also answers preflights and gives every answer its
+    CORS headers (``chalicelib/cors.py``); unset, it does nothing more than before.
     """
+    allowed = _cors_origins()
+    if allowed and event is not None and cors.is_preflight(event.method, event.headers):
+        preflight = _preflight(event, allowed)
+        if preflight is not None:
+            return preflight
     response = get_response(event)
     if isinstance(response, Response) and response.status_code >= 400:
         rewritten = from_chalice(response.body)
         if rewritten is not None:
             response.body = rewritten
             response.headers = {**response.headers, **JSON_HEADERS}
+    if allowed and event is not None and isinstance(response, Response):
+        # A copy: answers share module-level header dicts (JSON_HEADERS).
+        response.headers = headers = dict(response.headers)
+        cors.add_headers(headers, event.headers.get("origin"), allowed)
     return response
+
+
+def _cors_origins() -> tuple[str, ...]:
+    """The origins allowed to call from a browser (``CORS_ALLOW_ORIGINS``; () by default).
+
+    A malformed value allows none here; every route that reads the settings reports it.
+    """
+    try:
+        return get_settings().cors_allow_origins
+    except ConfigError:
+        return ()
+
+
+def _preflight(event: Any, allowed: tuple[str, ...]) -> Response | None:
+    """The 204 answer to a preflight from an allowed origin; None: answer as without CORS."""
+    origin = event.headers.get("origin")
+    methods = app.routes.get(event.path)
+    if cors.allowed_origin(origin, allowed) is None or not methods or "OPTIONS" in methods:
+        return None
+    headers = cors.preflight_headers(origin, allowed, methods)
+    return Response(body="", status_code=204, headers=headers)
 
 
 @app.route("/health", methods=["GET"], content_types=ANY_CONTENT_TYPE)

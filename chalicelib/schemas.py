@@ -89,7 +89,7 @@ class PreferencesBody(Request):
 
 
 class SettingsBody(Request):
-    """Room settings (SPEC §2); every field optional (partial edits)."""
+    """Room settings (docs/API.md, "Settings"); every field optional (partial edits)."""
 
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None

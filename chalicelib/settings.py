@@ -78,6 +78,12 @@ Limits (operator caps, not game rules)
                             in or not (default 120); more are refused (429) at the handshake.
     CONNECT_WINDOW_SECONDS  That window (default 60).
 
+Cross-origin browser pages
+    CORS_ALLOW_ORIGINS      Origins whose web pages may call the REST API, comma-separated
+                            (``https://app.example,http://localhost:5173``), or ``*`` for any
+                            (default: none; only pages of the API's own origin can).
+                            See ``chalicelib/cors.py``.
+
 Pace of play
     BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
                             1000; 0 allowed). Each bot move, and the reveal after a bot's
@@ -146,6 +152,7 @@ class Settings:
     connect_window_seconds: int = 60
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
+    cors_allow_origins: tuple[str, ...] = ()
 
     @property
     def bot_think_ms(self) -> tuple[int, int]:
@@ -207,6 +214,7 @@ class Settings:
             connects_per_source=_int(e, "CONNECTS_PER_SOURCE", d.connects_per_source),
             connect_window_seconds=_int(e, "CONNECT_WINDOW_SECONDS", d.connect_window_seconds),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
+            cors_allow_origins=_origins(e),
         )
 
 
@@ -231,6 +239,16 @@ def _think_range(env: Mapping[str, str], low: int, high: int) -> dict[str, int]:
     if values["bot_think_min_ms"] > values["bot_think_max_ms"]:
         raise ConfigError("BOT_THINK_MIN_MS must not exceed BOT_THINK_MAX_MS")
     return values
+
+
+def _origins(env: Mapping[str, str]) -> tuple[str, ...]:
+    """CORS_ALLOW_ORIGINS: ``()``, ``("*",)`` or origins (``chalicelib.cors.parse_origins``)."""
+    from chalicelib.cors import BadOrigin, parse_origins
+
+    try:
+        return parse_origins(env.get("CORS_ALLOW_ORIGINS"))
+    except BadOrigin as err:
+        raise ConfigError(f"CORS_ALLOW_ORIGINS: {err}") from None
 
 
 def _str(env: Mapping[str, str], name: str) -> str | None:

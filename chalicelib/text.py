@@ -1,4 +1,4 @@
-"""Display names and chat text: what may be shown to other people (SPEC §10).
+"""Display names and chat text: what may be shown to other people (docs/API.md).
 
 Standard library only (``unicodedata``). Names refuse control, format and bidirectional
 characters, characters that draw nothing, names that draw nothing at all, and names that read

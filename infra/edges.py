@@ -14,8 +14,15 @@ undeclared method). ``add_edge_answers`` changes two things in the REST API's Op
   ``not_found``, throttling 429 ``rate_limited`` with ``Retry-After``, and every 5xx of its own
   (integration timeout or failure, configuration) a 503 ``unavailable`` with ``Retry-After``.
 
-The app declares no CORS (the web client is served from the API's own origin), so these answers
-carry no CORS headers either; a test fails if a route ever declares CORS without them.
+With allowed origins (the ``cors_allow_origins`` context, the functions'
+``CORS_ALLOW_ORIGINS``), the app answers preflights and adds the CORS headers to its own
+answers (``chalicelib/cors.py``), and these gateway responses carry them too, so a page on an
+allowed origin can read a 404, 429 or 503 it gets: ``Access-Control-Allow-Origin`` is ``*``
+or the one allowed origin; with several, API Gateway cannot pick from a list, so it is the
+request's own ``Origin`` (``method.request.header.Origin``), with ``Vary: Origin``. These
+answers hold nothing but the error, and no answer allows credentials, so that is harmless.
+Without origins they carry no CORS header, as before. No route declares Chalice's own CORS
+(one origin per route): a test fails if one does.
 """
 
 from __future__ import annotations
@@ -49,11 +56,12 @@ class Edge:
         message = json.dumps(self.message) if self.message else "$context.error.messageString"
         return '{"error": {"code": ' + json.dumps(self.code) + ', "message": ' + message + "}}"
 
-    def render(self) -> dict[str, Any]:
+    def render(self, cors_origins: tuple[str, ...] = ()) -> dict[str, Any]:
         """The ``x-amazon-apigateway-gateway-responses`` entry."""
         headers = {"gatewayresponse.header.Content-Type": "'application/json'"}
         if self.retry:
             headers["gatewayresponse.header.Retry-After"] = f"'{RETRY_AFTER_SECONDS}'"
+        headers.update(cors_headers(cors_origins))
         out: dict[str, Any] = {
             "responseParameters": headers,
             "responseTemplates": {"application/json": self.template()},
@@ -87,8 +95,35 @@ GATEWAY_RESPONSES: dict[str, Edge] = {
 """Every answer API Gateway makes itself (the others fall back to DEFAULT_4XX/DEFAULT_5XX)."""
 
 
-def with_edge_answers(definition: dict[str, Any]) -> dict[str, Any]:
-    """The API definition with an ANY method on every path and the gateway responses."""
+CORS_EXPOSE_HEADERS = "Retry-After, Allow"
+"""As ``chalicelib.cors.EXPOSE_HEADERS`` (a test compares the two)."""
+
+
+def cors_headers(origins: tuple[str, ...]) -> dict[str, str]:
+    """A gateway response's CORS headers for the allowed ``origins`` (none: no header)."""
+    if not origins:
+        return {}
+    prefix = "gatewayresponse.header."
+    headers = {prefix + "Access-Control-Expose-Headers": f"'{CORS_EXPOSE_HEADERS}'"}
+    if origins == ("*",):
+        headers[prefix + "Access-Control-Allow-Origin"] = "'*'"
+    elif len(origins) == 1:
+        headers[prefix + "Access-Control-Allow-Origin"] = f"'{origins[0]}'"
+        headers[prefix + "Vary"] = "'Origin'"
+    else:
+        headers[prefix + "Access-Control-Allow-Origin"] = "method.request.header.Origin"
+        headers[prefix + "Vary"] = "'Origin'"
+    return headers
+
+
+def with_edge_answers(
+    definition: dict[str, Any], cors_origins: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The API definition with an ANY method on every path and the gateway responses.
+
+    ``cors_origins`` (as ``chalicelib.cors.parse_origins`` reads them) adds the CORS headers
+    to the gateway responses.
+    """
     paths: dict[str, Any] = definition.get("paths") or {}
     if not paths:
         raise ValueError("the REST API definition has no paths")
@@ -106,13 +141,15 @@ def with_edge_answers(definition: dict[str, Any]) -> dict[str, Any]:
         if "parameters" in first:
             any_method["parameters"] = first["parameters"]
         out["paths"][path] = {**methods, ANY_METHOD: any_method}
-    out[GATEWAY_RESPONSES_KEY] = {name: edge.render() for name, edge in GATEWAY_RESPONSES.items()}
+    out[GATEWAY_RESPONSES_KEY] = {
+        name: edge.render(cors_origins) for name, edge in GATEWAY_RESPONSES.items()
+    }
     return out
 
 
-def add_edge_answers(rest_api: cdk.CfnResource) -> None:
+def add_edge_answers(rest_api: cdk.CfnResource, cors_origins: tuple[str, ...] = ()) -> None:
     """Rewrite the Chalice REST API's definition (``AWS::Serverless::Api``) in place."""
     body = rest_api.definition_body  # type: ignore[attr-defined]
     if not isinstance(body, dict):
         raise TypeError("the REST API's DefinitionBody is not an inline OpenAPI object")
-    rest_api.definition_body = with_edge_answers(body)  # type: ignore[attr-defined]
+    rest_api.definition_body = with_edge_answers(body, cors_origins)  # type: ignore[attr-defined]

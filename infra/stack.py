@@ -67,6 +67,7 @@ class LiarsLiesStack(cdk.Stack):
         source_dir: Path = REPO_ROOT,
         token_secret_arn: str | None = None,
         ops: OpsSettings | None = None,
+        cors_allow_origins: tuple[str, ...] = (),
         **kwargs: Any,
     ) -> None:
         """Declare the stage; the construct id is the Chalice stage name (the construct's rule)."""
@@ -198,6 +199,7 @@ class LiarsLiesStack(cdk.Stack):
             "SCHEDULER_GROUP": str(group.name),
             "TOKEN_SECRET_ARN": secret.secret_arn,
             "TIMER_DEAD_LETTER_ARN": dead_letters.queue_arn,
+            **({"CORS_ALLOW_ORIGINS": ",".join(cors_allow_origins)} if cors_allow_origins else {}),
             # Powertools: EMF namespace per stage (chalicelib/observability.py)
             "POWERTOOLS_METRICS_NAMESPACE": f"LiarsLies/{stage}",
         }
@@ -294,7 +296,7 @@ class LiarsLiesStack(cdk.Stack):
         rest_api = chalice.get_resource("RestAPI")
         # Undeclared methods reach the app (405 with Allow); API Gateway's own answers
         # (unknown path, throttling, timeouts) get the project's error shape.
-        add_edge_answers(rest_api)
+        add_edge_answers(rest_api, cors_allow_origins)
         rest_stage = str(rest_api.stage_name)  # type: ignore[attr-defined]
         cdk.CfnOutput(
             self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -58,7 +59,31 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes serving the one port (default: one per CPU, at most 4, on "
         "SQLite and DynamoDB; 1 on moto and on Windows)",
     )
+    serve.add_argument(
+        "--cors-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=None,
+        help="let web pages of ORIGIN (e.g. http://localhost:5173, or * for any) call the "
+        "API from a browser; repeatable; replaces CORS_ALLOW_ORIGINS (default: that "
+        "variable, else only the server's own origin)",
+    )
     return parser
+
+
+def _configuration_problem() -> str | None:
+    """The environment's configuration error in one line (None: it is valid).
+
+    Read once up front, so that a bad value stops the server with the variable's name and
+    the problem instead of a traceback from a worker.
+    """
+    from chalicelib.settings import ConfigError, Settings
+
+    try:
+        Settings.from_env()
+    except ConfigError as err:
+        return f"liars-dice: configuration error: {err}"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -67,6 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.dynamodb_endpoint and args.storage:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
+    if args.cors_origin is not None:
+        os.environ["CORS_ALLOW_ORIGINS"] = ",".join(args.cors_origin)
+    problem = _configuration_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr, flush=True)
+        return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from liars_local.server import LocalServer, default_data_dir, tune_gc_for_serving
     from liars_local.workers import default_workers, refuse_workers

@@ -53,12 +53,12 @@ from starlette.responses import FileResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from chalicelib import wiring
+from chalicelib import cors, wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from chalicelib.schemas import MAX_BODY_BYTES
-from chalicelib.settings import get_settings, reset_settings
+from chalicelib.settings import ConfigError, get_settings, reset_settings
 from liars_local.notifier import LocalManagementApi, LocalNotifier
 from liars_local.timers import LocalTimers
 
@@ -654,6 +654,23 @@ def _to_response(answer: dict[str, Any]) -> _Answer:
     return _Answer(int(answer.get("statusCode", 200)), raw, content)
 
 
+def _with_cors(answer: _Answer, request_headers: dict[str, str]) -> _Answer:
+    """A server-made answer (404 no route, 413) with the CORS headers the app's answers get.
+
+    On AWS, API Gateway makes these answers (its gateway responses, ``infra/edges.py``).
+    """
+    try:
+        allowed = get_settings().cors_allow_origins
+    except ConfigError:
+        allowed = ()
+    if not allowed:
+        return answer
+    extra: dict[str, str | list[str]] = {}
+    cors.add_headers(extra, request_headers.get("origin"), allowed)
+    raw = [(k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in extra.items()]
+    return _Answer(answer.status_code, [*answer.raw_headers, *raw], answer.body)
+
+
 WS_MAX_MESSAGE_BYTES = 128 * 1024
 """The largest WebSocket message the server reads, as API Gateway (which closes with 1009
 past it): uvicorn's default of 16 MB would let each connection make the server hold that much
@@ -820,8 +837,9 @@ class LocalApp:
                 raise _BodyTooLarge
             body = await _read_body(receive)
         except _BodyTooLarge:
-            await _TOO_LARGE(send)
-            return _TOO_LARGE
+            too_large = _with_cors(_TOO_LARGE, headers)
+            await too_large(send)
+            return too_large
         if body is None:
             return None
         client = scope.get("client")
@@ -851,7 +869,7 @@ class LocalApp:
         try:
             answer = await runner.in_thread(handle)
         except LocalGatewayException as exc:
-            return _to_response(_gateway_refusal(exc))
+            return _with_cors(_to_response(_gateway_refusal(exc)), headers)
         except Exception:
             log.exception("unhandled error for %s %s", method, path)
             return _Answer(

@@ -93,7 +93,7 @@ SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Room settings (SPEC §2). Construct through ``Settings.parse`` to validate."""
+    """Room settings (docs/API.md, "Settings"). Construct through ``Settings.parse`` to validate."""
 
     starting_dice: int = 5
     wildcard_chance: int = 10

@@ -1,4 +1,4 @@
-"""Pairwise finishing-position Elo (SPEC §6).
+"""Pairwise finishing-position Elo (docs/RULES.md, "Ratings").
 
 Every pair of human participants is a match won by the better rank. With N rated humans each
 player's change is ``K / (N − 1) × Σ (score − expected)`` over that player's pairs, with

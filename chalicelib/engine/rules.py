@@ -4,7 +4,7 @@ The room machinery (seats, turns and their deadlines, breaks, the final reveal, 
 ranks, ratings, views of everything but the round) lives in ``game`` and ``views`` and is the
 same for every system. What happens *inside a round* is a rule system's business: how hands
 are rolled, which bids are legal, how a challenge resolves and what it costs, what a timeout
-does, how a bot plays and what the round looks like to a viewer. Adding a system (SPEC §9) is
+does, how a bot plays and what the round looks like to a viewer. Adding a system (docs/ENGINE.md) is
 adding a package under ``systems/`` that implements ``RuleSystem`` and one line in the
 registry (``systems/__init__.py``); see docs/ARCHITECTURE.md, "How to add a rule system".
 

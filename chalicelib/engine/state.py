@@ -220,7 +220,7 @@ class RevealRow:
 
 @dataclass(slots=True)
 class Reveal:
-    """The outcome of a challenge: SPEC §3 'Reveal'."""
+    """The outcome of a challenge: the reveal (docs/RULES.md, "Classic")."""
 
     round: int
     bid: Call

@@ -230,9 +230,10 @@ def test_the_middleware_leaves_successful_answers_alone() -> None:
     }
 
 
-def test_no_route_declares_cors_so_api_gateways_own_answers_need_no_cors_headers() -> None:
-    # If a route ever declares CORS, the answers API Gateway makes itself (infra/edges.py)
-    # need the same Access-Control-Allow-Origin header, or browsers cannot read them.
+def test_no_route_declares_chalice_cors_the_app_and_the_gateway_answers_do_it() -> None:
+    # CORS is CORS_ALLOW_ORIGINS, applied by the app's middleware (chalicelib/cors.py) and
+    # the stack's gateway responses (infra/edges.py). A route's own Chalice CORSConfig (one
+    # origin) would bypass the allow-list and the local server's preflight routing.
     assert not app_module.app.api.cors
     for path, methods in app_module.app.routes.items():
         for method, entry in methods.items():

@@ -1,4 +1,4 @@
-"""Classic Liar's Dice (SPEC §3): the rules (``rules``) and the bots (``bot``)."""
+"""Classic Liar's Dice (docs/RULES.md, "Classic"): the rules (``rules``) and the bots (``bot``)."""
 
 from .rules import CLASSIC
 

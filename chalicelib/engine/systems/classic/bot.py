@@ -1,4 +1,4 @@
-"""Classic bots: decisions from the bot's own player view only (SPEC §8).
+"""Classic bots: decisions from the bot's own player view only (docs/BOTS.md).
 
 ``decide(view, level, memory, roller)`` sees exactly what a player in that seat sees: its own
 dice, every player's dice count, the current bid and who made it, the settings and completed

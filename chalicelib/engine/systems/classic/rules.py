@@ -1,4 +1,4 @@
-"""The classic rules (SPEC §3): bids on all dice combined, ``*`` wild, one die per lost challenge."""
+"""The classic rules (docs/RULES.md): bids on all dice combined, ``*`` wild, one die per lost challenge."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def is_raise(quantity: int, face: int, current: Bid | None) -> bool:
 
 
 class ClassicRules(BiddingRules):
-    """Classic Liar's Dice as SPEC §3 describes it."""
+    """Classic Liar's Dice as docs/RULES.md describes it."""
 
     name = "classic"
 

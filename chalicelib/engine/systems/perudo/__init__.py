@@ -1,4 +1,4 @@
-"""Perudo (Dudo): aces wild, calza and palifico rounds (SPEC-VARIANTS "Perudo").
+"""Perudo (Dudo): aces wild, calza and palifico rounds (docs/RULES.md, "Perudo").
 
 ``moves`` holds the rules as pure functions, ``rules`` applies them to a room (the system),
 ``bot`` plays them from a player's view; ``actions``, ``commands`` and ``events`` are the

@@ -1,4 +1,4 @@
-"""Perudo's rules as pure functions of numbers (SPEC-VARIANTS "Perudo"; docs/RULES.md).
+"""Perudo's rules as pure functions of numbers (docs/RULES.md, "Perudo").
 
 Nothing here knows a room: a bid is ``(quantity, face)`` with face 1 meaning aces, a hand is a
 list of faces 1–6. ``system.py`` applies these rules to a room; the bots reason with them.

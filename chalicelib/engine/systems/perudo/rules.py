@@ -1,4 +1,4 @@
-"""Perudo behind the shared room, turn and view machinery (SPEC-VARIANTS "Perudo").
+"""Perudo behind the shared room, turn and view machinery (docs/RULES.md, "Perudo").
 
 The round's rules are the pure functions of ``moves``; this module applies them to a room:
 
@@ -58,7 +58,7 @@ def _int(action: dict[str, Any], name: str) -> int:
 
 
 class PerudoRules(BiddingRules):
-    """Perudo as SPEC-VARIANTS describes it."""
+    """Perudo as docs/RULES.md describes it."""
 
     name = "perudo"
     turn_actions: tuple[str, ...] = ("bid", "liar", "calza")

@@ -1,4 +1,4 @@
-"""Poker Liar Dice (SPEC-VARIANTS.md): hand maths (``hands``), rules, action bodies, bots."""
+"""Poker Liar Dice (docs/RULES.md): hand maths (``hands``), rules, action bodies, bots."""
 
 from .rules import POKER
 

@@ -1,4 +1,4 @@
-"""Poker Liar Dice bots: decisions from the bot's own player view only (SPEC §8).
+"""Poker Liar Dice bots: decisions from the bot's own player view only (docs/BOTS.md).
 
 The view holds the stage, the current claim (as a full hand), the exposed dice, the rerolls
 announced this hand (who rerolled how many, in order) and, for the holder who has looked,

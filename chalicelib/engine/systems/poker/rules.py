@@ -1,4 +1,4 @@
-"""Poker Liar Dice (SPEC-VARIANTS.md; seeds 002 and 003): one cup of five poker dice, passed on.
+"""Poker Liar Dice (docs/RULES.md, "Poker Liar Dice"): one cup of five poker dice, passed on.
 
 - Faces 9 < T < J < Q < K < A, stored as 1..6, shown as ``"9" "T" "J" "Q" "K" "A"``.
 - Hands, low to high: high card, pair, two pairs, three of a kind, full house, four of a kind,
@@ -115,7 +115,7 @@ def _allowed_before_accepting(action: dict[str, Any]) -> bool:
 
 
 class PokerRules:
-    """Poker Liar Dice as SPEC-VARIANTS.md describes it."""
+    """Poker Liar Dice as docs/RULES.md describes it."""
 
     name = "poker"
     turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")

@@ -1,4 +1,4 @@
-"""Wild Stars (SPEC-VARIANTS.md): the bidding track (``track``), the rules and the bots."""
+"""Wild Stars (docs/RULES.md): the bidding track (``track``), the rules and the bots."""
 
 from .rules import WILD_STARS
 

@@ -1,4 +1,4 @@
-"""Wild Stars bots: decisions from the bot's own player view only (SPEC §8).
+"""Wild Stars bots: decisions from the bot's own player view only (docs/BOTS.md).
 
 The view holds the bot's cup, every player's dice count, the dice everyone has shown this
 round, the current bid and who made it. Levels (docs/BOTS.md):

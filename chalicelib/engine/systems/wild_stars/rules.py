@@ -1,4 +1,4 @@
-"""Wild Stars (SPEC-VARIANTS.md; the Milton Bradley game): one bidding track, stars, show and reroll.
+"""Wild Stars (docs/RULES.md; the Milton Bradley game): one bidding track, stars, show and reroll.
 
 - Dice show ★, 2, 3, 4, 5, 6: the star replaces the 1 and is always wild. Stored as ``WILD``.
 - A *number bid* (q, f) with f in 2–6 claims at least q dice showing f or ★; a *star bid*
@@ -55,7 +55,7 @@ def _die(roller: Roller) -> int:
 
 
 class WildStarsRules(BiddingRules):
-    """Wild Stars as SPEC-VARIANTS.md describes it."""
+    """Wild Stars as docs/RULES.md describes it."""
 
     name = "wild-stars"
 
