@@ -353,6 +353,7 @@ class Service:
     def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
         """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
         self._user(caller)
+        self._count_lobby_action(caller.user_id)
         self.store.set_preferences(caller.user_id, mode)
         rooms = set(self.store.open_rooms(caller.user_id))
         if room_id:
@@ -647,6 +648,22 @@ class Service:
             "too many rooms created; try again later",
         )
 
+    def _count_lobby_action(self, user_id: str) -> None:
+        """One lobby action of ``user_id`` (a room change that is not a game move: ready,
+        settings, bots, join, leave, requests, invitations, start, continue mode); 429 past
+        the limit per window, in all rooms together.
+
+        Counted first, before the room is read: a refused request reads and changes nothing.
+        Each accepted one is a room write pushed to every watcher of the room, so an unbounded
+        client would flood the whole table. Game moves are bounded by turns and not counted.
+        """
+        self._limit(
+            f"lobby:{user_id}",
+            self.cfg.lobby_actions_per_user,
+            self.cfg.lobby_window_seconds,
+            "too many lobby actions; try again in a few seconds",
+        )
+
     def create_room(self, caller: Caller, settings: JsonDict | None) -> JsonDict:
         """A new waiting room; the creator is host and ready."""
         user = self._ref(caller)
@@ -676,6 +693,7 @@ class Service:
 
     def update_settings(self, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
         """The host edits settings while waiting."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
             room_id, lambda r: _run(lobby.update_settings, r, user, changes), caller=caller
@@ -684,6 +702,7 @@ class Service:
 
     def join(self, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
         """Join (open), request (approval) or join with the passcode (attempts limited)."""
+        self._count_lobby_action(caller.user_id)
         user = self._ref(caller)
         refund: list[str] = []
 
@@ -739,6 +758,7 @@ class Service:
 
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(room_id, lambda r: _run(lobby.leave, r, user), caller=caller)
         effects.run(self.deps, [effects.ReleaseRoom(user.id, room_id)])
@@ -746,6 +766,7 @@ class Service:
 
     def set_ready(self, caller: Caller, room_id: str, ready: bool) -> JsonDict:
         """A member toggles ready."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
             room_id, lambda r: _run(lobby.set_ready, r, user, ready), caller=caller
@@ -754,6 +775,7 @@ class Service:
 
     def approve(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host seats a pending requester."""
+        self._count_lobby_action(caller.user_id)
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         requester = self.store.get_user(user_id)
 
@@ -769,6 +791,7 @@ class Service:
 
     def deny(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host turns a request down."""
+        self._count_lobby_action(caller.user_id)
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
             room_id, lambda r: _run(lobby.deny, r, host, user_id), caller=caller
@@ -777,6 +800,7 @@ class Service:
 
     def invite(self, caller: Caller, room_id: str, username: str) -> JsonDict:
         """The host invites a registered user by username (404 for an unknown one)."""
+        self._count_lobby_action(caller.user_id)
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         room, _ = self._load(room_id)
         seat = room.player_of_user(caller.user_id)
@@ -817,6 +841,7 @@ class Service:
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
         """The host adds a bot."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
             room_id,
@@ -832,6 +857,7 @@ class Service:
 
     def remove_bot(self, caller: Caller, room_id: str, player_id: str) -> JsonDict:
         """The host removes a bot."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
             room_id, lambda r: _run(lobby.remove_bot, r, user, player_id), caller=caller
@@ -840,6 +866,7 @@ class Service:
 
     def start(self, caller: Caller, room_id: str) -> JsonDict:
         """The host starts play."""
+        self._count_lobby_action(caller.user_id)
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
 
         modes: dict[str, str] = {}
