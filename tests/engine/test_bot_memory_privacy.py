@@ -48,16 +48,19 @@ MAX_POINTS = 80
 
 
 def decision_points(system: str, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Every bot decision of seeded bots-only games: its view, the memory, the roller state."""
+    """Every bot decision of seeded bots-only games: its view, the room's whole bot memory,
+    the memory the engine handed the bot, and the roller's state."""
     rules = rule_system(system)
     real = rules.bot_action
     seen: list[dict[str, Any]] = []
+    playing: list[Room] = []
 
     def spy(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Any) -> Any:
         seen.append(
             {
                 "view": copy.deepcopy(view),
-                "memory": copy.deepcopy(memory),
+                "memory": copy.deepcopy(playing[-1].bot_memory),
+                "handed": copy.deepcopy(memory),
                 "roller": copy.deepcopy(roller),
             }
         )
@@ -72,6 +75,7 @@ def decision_points(system: str, monkeypatch: pytest.MonkeyPatch) -> list[dict[s
             created_at=0,
             settings=Settings(rules=system, starting_dice=3, lives=2),
         )
+        playing.append(room)
         room.players = [
             Player(id=f"p{i}", name=f"Bot {i}", kind="bot", level=level)
             for i, level in enumerate(SEATS, start=1)
@@ -186,3 +190,21 @@ def test_no_bot_decides_from_another_bots_private_notes(
     if system == "poker":
         # the check is only worth something where other bots' notes exist to be read
         assert notes_seen > 50
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_the_engine_hands_each_bot_only_the_public_memory_and_its_own_notes(
+    system: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert set(rule_system(system).bot_notes) <= set(PER_BOT)
+    for n, point in enumerate(decision_points(system, monkeypatch)):
+        me = point["view"]["me"]["player_id"]
+        mine, _ = split(point["memory"], me)
+        handed_mine, handed_others = split(point["handed"], me)
+        assert handed_others == {}, f"{system} decision {n}: the bot was handed others' notes"
+        assert handed_mine == mine, f"{system} decision {n}: the bot missed its own notes"
+
+
+def test_every_per_bot_entry_is_declared_by_its_rule_system() -> None:
+    declared = {key for system in SYSTEMS for key in rule_system(system).bot_notes}
+    assert declared == set(PER_BOT)
