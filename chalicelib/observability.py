@@ -9,7 +9,8 @@ Logs (Powertools ``Logger``): every line of the ``liars-lies`` and ``chalicelib`
 JSON object with ``request_id`` (Lambda), ``api_request_id`` (API Gateway, as in the access
 logs), ``route``, and when known ``room_id``, ``user_id``, ``connection_id``, ``version`` (the
 room's state version) and ``function_version``. Only identifiers are bound; a scrubber removes
-dice, hands, tokens, tickets, passwords and passcodes from anything else a line carries.
+dice, hands, Poker cups, tokens, tickets, passwords and passcodes from anything else a line
+carries (``SECRET_KEYS``).
 
 Metrics (Powertools ``EphemeralMetrics``, namespace ``POWERTOOLS_METRICS_NAMESPACE``, default
 ``LiarsLies``; dimension ``service``): see ``docs/OPERATIONS.md`` for each name. Counters with a
@@ -23,6 +24,7 @@ this module raises into a request: a failure to log or to flush is swallowed.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -55,8 +57,33 @@ CONTEXT_KEYS = (
 
 MAX_ID_CHARS = 128
 SECRET_KEYS = frozenset(
-    {"dice", "hand", "hands", "token", "ticket", "password", "passcode", "secret", "authorization"}
+    {
+        # hidden dice: views and events (``dice``, ``hand``), Poker's cup (its stored round state
+        # ``x.cup`` and a holder's view), a stored seat's hand (``h``), bots' private memory
+        "dice",
+        "hand",
+        "hands",
+        "cup",
+        "h",
+        "bm",
+        "bot_memory",
+        # credentials
+        "token",
+        "ticket",
+        "password",
+        "passcode",
+        "secret",
+        "authorization",
+        "cookie",
+    }
 )
+"""Keys whose values never reach a log line (compared in lower case)."""
+CREDENTIAL_WORDS = frozenset(
+    {"token", "ticket", "password", "passcode", "secret", "authorization", "cookie"}
+)
+"""A key with one of these words among its ``_``/``-`` parts is redacted too (``access_token``,
+``new_password``, ``Set-Cookie``); dice words are matched whole only, so ``dice_count`` (public)
+stays readable."""
 _REDACTED = "[redacted]"
 _SCRUB = (
     # JWTs (session tokens) and bearer headers
@@ -65,7 +92,8 @@ _SCRUB = (
     # 'dice': [1, 2], "passcode": "x", ticket=abc in messages and exception texts
     (
         re.compile(
-            r"""(?i)(["']?\b(?:dice|hands?|token|ticket|password|passcode|secret)\b["']?\s*[:=]\s*)"""
+            r"""(?i)(["']?\b(?:dice|hands?|cup|token|ticket|password|passcode|secret)\b["']?\s*[:=]\s*"""
+            r"""|["']h["']\s*:\s*)"""
             r"""(\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|"[^"]*"|'[^']*'|[^\s,}]+)"""
         ),
         r"\1" + _REDACTED,
@@ -180,12 +208,23 @@ def logger() -> Any:
     return _logger
 
 
+def _secret_key(key: Any) -> bool:
+    name = str(key).lower()
+    return name in SECRET_KEYS or not CREDENTIAL_WORDS.isdisjoint(re.split(r"[_\-]", name))
+
+
 def scrub(value: Any) -> Any:
-    """``value`` with secret-named keys redacted and tokens or dice removed from strings."""
+    """``value`` with secret-named keys redacted and tokens or dice removed from strings.
+
+    Engine objects (dataclasses such as ``Room`` or ``Player``) and pydantic models are logged
+    as their fields, scrubbed like a dict: their ``repr`` would carry a seat's hand.
+    """
     if isinstance(value, dict):
-        return {
-            k: _REDACTED if str(k).lower() in SECRET_KEYS else scrub(v) for k, v in value.items()
-        }
+        return {k: _REDACTED if _secret_key(k) else scrub(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return scrub(dataclasses.asdict(value))
+    if hasattr(value, "model_dump") and not isinstance(value, type):
+        return scrub(value.model_dump(mode="json"))
     if isinstance(value, list | tuple):
         return [scrub(v) for v in value]
     if isinstance(value, str):

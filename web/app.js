@@ -198,6 +198,10 @@ function route() {
 // ---- realtime ---------------------------------------------------------------------
 
 let lastWsError = { text: '', at: 0 };
+// A server without WebSockets accepts each retry and refuses it with `websocket_unavailable`:
+// said once per outage, and again only once a connection has stayed up and is lost again.
+const wsRefusal = { said: false, timer: null };
+const WS_UP_MS = 5000;
 
 function onMessage(message) {
   switch (message.type) {
@@ -216,6 +220,11 @@ function onMessage(message) {
       console.warn('websocket error', error);
       // Timer races are routine; an unknown room is already said on the room screen.
       if (['stale_turn', 'not_due', 'unknown_room', 'unknown_connection'].includes(error.code)) break;
+      if (error.code === 'websocket_unavailable') {
+        if (!wsRefusal.said) toast(errorMessage({ code: error.code, status: 0, message: error.message }));
+        wsRefusal.said = true;
+        break;
+      }
       const text = errorMessage({ code: error.code, status: 0, message: error.message });
       if (text !== lastWsError.text || Date.now() - lastWsError.at > 10000) {
         lastWsError = { text, at: Date.now() };
@@ -231,6 +240,14 @@ function onMessage(message) {
 const realtime = new Realtime({
   onMessage,
   onStatus: (status) => {
+    if (status === 'online') {
+      // This connection counts as up once it has stayed open a while (a refusal closes it).
+      const ws = realtime.ws;
+      clearTimeout(wsRefusal.timer);
+      wsRefusal.timer = setTimeout(() => {
+        if (realtime.ws === ws && realtime.open) wsRefusal.said = false;
+      }, WS_UP_MS);
+    }
     state.connection = status;
     connection.dataset.status = status;
     const label = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;

@@ -1,4 +1,4 @@
-// Room settings: labels, allowed values (SPEC §2), form fields and summaries.
+// Room settings: labels, allowed values (docs/API.md, "Settings"), form fields and summaries.
 
 import { h } from './dom.js';
 import { defaultSystem, systemOf, systems } from './systems/index.js';

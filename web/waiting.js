@@ -139,7 +139,7 @@ function joinCard(room) {
   const error = h('p', { class: 'form-error', role: 'alert', testid: 'join-error', hidden: true });
   const say = (text) => { error.textContent = text || ''; error.hidden = !text; };
   if (me.invited) {
-    // An invitation skips approval and the passcode (SPEC §1).
+    // An invitation skips approval and the passcode (docs/RULES.md, "Rooms, turns and the end of a game").
     parts.push(h('p', { class: 'ok', testid: 'join-invited' }, 'You are invited: join straight away, no passcode or approval needed.'));
   } else if (joining === 'approval' && me.request === 'denied') {
     // The server refuses a second request: say so rather than offer a button that cannot work.

@@ -256,6 +256,40 @@ def _maybe_end_break(room: Room, roller: Roller, at: int, events: list[Event]) -
         _start_round(room, _opener_from(room, game.opener), roller, at, events)
 
 
+def seat_memory(memory: dict[str, Any], notes: tuple[str, ...], me: str) -> dict[str, Any]:
+    """What one bot is handed of the room's bot memory: the public entries and its own notes.
+
+    ``notes`` names the entries keyed by bot id (another bot's notes are not its to read).
+    Public entries are the room's own objects, so what the bot learns there is kept.
+    """
+    out: dict[str, Any] = {}
+    for key, value in memory.items():
+        if key in notes and isinstance(value, dict):
+            out[key] = {me: value[me]} if me in value else {}
+        else:
+            out[key] = value
+    return out
+
+
+def keep_notes(
+    memory: dict[str, Any], seen: dict[str, Any], notes: tuple[str, ...], me: str
+) -> None:
+    """Write back into the room's ``memory`` what the bot ``me`` wrote into ``seen``."""
+    for key in [k for k in memory if k not in seen]:
+        del memory[key]
+    for key, value in seen.items():
+        if key not in notes or not isinstance(value, dict):
+            memory[key] = value
+            continue
+        mine = memory.get(key)
+        if not isinstance(mine, dict):
+            mine = memory[key] = {}
+        if me in value:
+            mine[me] = value[me]
+        else:
+            mine.pop(me, None)
+
+
 def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
     """Bots act inside the same transition whenever play reaches them."""
     from .views import bot_view
@@ -270,10 +304,12 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
         if room.game.round - first_round >= BOT_PLAYOUT_ROUNDS and not _humans_hold_dice(room):
             _decide_by_dice(room, _last_at(events, at), events)
             return
-        memory = room.bot_memory
+        notes = rules.bot_notes
+        memory = seat_memory(room.bot_memory, notes, player.id)
         action = rules.bot_action(
             bot_view(room, player.id), player.level or "strong", memory, roller
         )
+        keep_notes(room.bot_memory, memory, notes, player.id)
         # A bot takes a moment after the event before it, like a player would.
         at = _last_at(events, at) + think_time(room, roller)
         try:

@@ -135,6 +135,9 @@ class RuleSystem(Protocol):
         """What the server does for a player whose turn deadline passed."""
         ...
 
+    bot_notes: tuple[str, ...]
+    """Bot memory entries keyed by bot id: each bot's own notes, handed to that bot alone."""
+
     def bot_action(
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
@@ -170,6 +173,7 @@ class BiddingRules:
     turn_actions: tuple[str, ...] = ("bid", "liar")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
+    bot_notes: tuple[str, ...] = ()
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""

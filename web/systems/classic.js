@@ -1,5 +1,5 @@
-// Classic Liar's Dice (SPEC): bids on all the dice in play, * dice are wild (the room's
-// wildcard chance), the loser of a challenge discards a die or gives it to the winner.
+// Classic Liar's Dice (docs/RULES.md, "Classic"): bids on all the dice in play, * dice are wild
+// (the room's wildcard chance), the loser of a challenge discards a die or gives it to the winner.
 
 import { h } from '../dom.js';
 import { playerName } from '../core.js';

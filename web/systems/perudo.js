@@ -1,7 +1,7 @@
-// Perudo (Dudo; SPEC-VARIANTS.md): aces (1s) are wild except in palifico, bids on aces go at half
-// the quantity rounded up and leave at twice plus one, the opening bid may not be on aces,
-// calza (exactly right) wins a die back, and a player first down to one die gets a palifico
-// round (aces not wild, the face fixed).
+// Perudo (Dudo; docs/RULES.md, "Perudo"): aces (1s) are wild except in palifico, bids on aces go
+// at half the quantity rounded up and leave at twice plus one, the opening bid may not be on aces,
+// calza (exactly right) wins a die back, and a player first down to one die gets a palifico round
+// (aces not wild, the face fixed).
 
 import { h } from '../dom.js';
 import { playerName, roomCall } from '../core.js';

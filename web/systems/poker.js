@@ -1,5 +1,5 @@
-// Poker Liar Dice (SPEC-VARIANTS.md): hands of five poker dice, their words, the cup and the
-// stage controls (respond, reroll, claim, five aces), and the poker reveal.
+// Poker Liar Dice (docs/RULES.md, "Poker Liar Dice"): hands of five poker dice, their words, the
+// cup and the stage controls (respond, reroll, claim, five aces), and the poker reveal.
 
 import { h } from '../dom.js';
 import { playerName, roomCall, state } from '../core.js';

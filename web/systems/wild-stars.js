@@ -1,6 +1,7 @@
-// Wild Stars (SPEC-VARIANTS.md): the star replaces the 1 and is always wild, star bids sit on
-// one track with the number bids, a bidder may show dice and reroll the rest, and the side that
-// was wrong loses the difference (a perfect bid costs everyone else a die, Die Hard excepted).
+// Wild Stars (docs/RULES.md, "Wild Stars"): the star replaces the 1 and is always wild, star bids
+// sit on one track with the number bids, a bidder may show dice and reroll the rest, and the side
+// that was wrong loses the difference (a perfect bid costs everyone else a die, Die Hard
+// excepted).
 
 import { h } from '../dom.js';
 import { playerName, state } from '../core.js';

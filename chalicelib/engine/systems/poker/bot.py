@@ -176,6 +176,10 @@ def claim_probability(v: _View, kept_weight: float, memory: dict[str, Any] | Non
     return (1 - kept_weight) * rnd + kept_weight * kept
 
 
+NOTES = ("pc", "pq", "pr", "pa")
+"""The bot memory entries keyed by bot id (each bot's own notes, below); "pk" is public."""
+
+
 # -- the bot's own last claim (room.bot_memory["pc"][its id]) ----------------------------------
 #
 # A player remembers what they passed: the cup they held when they claimed (their own dice,

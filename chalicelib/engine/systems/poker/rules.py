@@ -129,6 +129,7 @@ class PokerRules:
     setting_choices: Mapping[str, tuple[Any, ...]] = MappingProxyType(
         {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
     )
+    bot_notes: tuple[str, ...] = bot.NOTES
 
     # -- state helpers --------------------------------------------------------------------
 
