@@ -169,31 +169,69 @@ LOBBY_ROUTES: dict[str, LobbyRoute] = {
     "continue mode": lambda e, lb: (
         "PATCH",
         "/me/preferences",
-        {"continue_mode": "manual", "room_id": lb.rid},
+        {"continue_mode": "auto", "room_id": lb.rid},
         lb.member,
     ),
 }
 
 
+def _fill(env: Env, token: str) -> None:
+    """One lobby action the rules always accept (the continue mode, no room named)."""
+    env.ok("PATCH", "/me/preferences", {"continue_mode": "manual"}, token)
+
+
 @pytest.mark.parametrize("name", sorted(LOBBY_ROUTES))
-def test_each_lobby_action_counts_and_is_refused_past_the_limit(
+def test_each_lobby_action_is_refused_past_the_limit_and_counts_when_accepted(
     api_env: Env, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     env = api_env
     lb = _lobby(env)
     method, path, body, token = LOBBY_ROUTES[name](env, lb)
     _limit(monkeypatch, env, 1)
-    first = env.call(method, path, body, token)
-    assert first.status_code < 300, first.json
+    _fill(env, token)
     version, pushes = _version(env, lb.rid), len(env.notifier.sent)
-    preferences = env.ok("GET", "/me", None, lb.member)["preferences"]
+    me = env.ok("GET", "/me", None, token)
 
-    # Any lobby action of the same user in this window is refused now, and changes nothing.
-    _assert_refused(env, env.call(method, path, body, token))
-    _assert_refused(env, env.call("PUT", f"/rooms/{lb.rid}/ready", {"ready": True}, token))
+    # Past the limit the request is refused, and changes nothing.
+    wait = _assert_refused(env, env.call(method, path, body, token))
     assert _version(env, lb.rid) == version
     assert len(env.notifier.sent) == pushes
-    assert env.ok("GET", "/me", None, lb.member)["preferences"] == preferences
+    assert env.ok("GET", "/me", None, token) == me
+
+    # In the next window it is accepted, and counted: the user's next action is refused.
+    env.clock.advance(wait * 1000)
+    accepted = env.call(method, path, body, token)
+    assert accepted.status_code < 300, accepted.json
+    _assert_refused(env, env.call("PATCH", "/me/preferences", {"continue_mode": "auto"}, token))
+
+
+def test_a_lobby_request_the_rules_refuse_is_not_counted(
+    api_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A refused request writes and pushes nothing: it spends no lobby action (and leaves no
+    # counter behind: a refused request changes nothing, tests/api/test_edges.py's fuzz).
+    env = api_env
+    lb = _lobby(env)
+    _limit(monkeypatch, env, 1)
+    refused = [
+        ("POST", f"/rooms/{lb.rid}/bots", {"level": "easy"}, lb.member),  # not_host
+        ("PUT", f"/rooms/{lb.rid}/ready", {"ready": True}, lb.outsider),  # not_a_member
+        ("POST", f"/rooms/{lb.rid}/join", {}, lb.member),  # already_joined
+        ("DELETE", f"/rooms/{lb.rid}/bots/p99", None, lb.host),  # no such bot
+        ("POST", f"/rooms/{lb.rid}/requests/u0/approve", None, lb.host),  # no such request
+    ]
+    counters = _lobby_counters(env)
+    for method, path, body, token in refused * 3:
+        resp = env.call(method, path, body, token)
+        assert 400 <= resp.status_code < 500 and resp.status_code != 429, resp.json
+    assert _lobby_counters(env) == counters
+    for token in (lb.member, lb.outsider, lb.host):
+        _fill(env, token)  # each still has their whole budget
+
+
+def _lobby_counters(env: Env) -> list[Any]:
+    items = env.store.client.scan(TableName=env.store.table_name)["Items"]
+    return sorted(str(i) for i in items if i["pk"]["S"].startswith("RATE#lobby:"))
 
 
 def test_a_refused_continue_mode_change_stores_no_preference(
@@ -263,3 +301,31 @@ def test_the_lobby_limit_is_configuration_documented_with_its_default() -> None:
     loaded = Settings.from_env(env)
     assert (loaded.lobby_actions_per_user, loaded.lobby_window_seconds) == (7, 70)
     assert all(var in (settings_module.__doc__ or "") for var in env)
+
+
+def test_a_join_the_lobby_limit_refuses_gives_its_right_passcode_attempt_back(
+    api_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = api_env
+    host, _ = env.register("host")
+    player, _ = env.register("player")
+    settings = {"joining": "passcode", "passcode": "4321"}
+    rid = env.ok("POST", "/rooms", {"settings": settings}, host, 201)["id"]
+    _limit(monkeypatch, env, 1)
+    _fill(env, player)
+    version = _version(env, rid)
+
+    def room_attempts() -> list[Any]:
+        items = env.store.client.scan(TableName=env.store.table_name)["Items"]
+        return sorted(
+            (i["sk"]["S"], i["n"]["N"])
+            for i in items
+            if i["pk"]["S"].startswith("RATE#passcode-room:")
+        )
+
+    before = room_attempts()
+    _assert_refused(env, env.call("POST", f"/rooms/{rid}/join", {"passcode": "4321"}, player))
+    assert _version(env, rid) == version
+    # The room-wide budget counts wrong passcodes only: this right one was given back.
+    assert before == []
+    assert [n for _, n in room_attempts()] in ([], ["0"]), room_attempts()
