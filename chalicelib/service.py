@@ -353,6 +353,7 @@ class Service:
     def set_preferences(self, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
         """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
         self._user(caller)
+        self._count_lobby_action(caller.user_id)  # always accepted once valid
         self.store.set_preferences(caller.user_id, mode)
         rooms = set(self.store.open_rooms(caller.user_id))
         if room_id:
@@ -568,11 +569,16 @@ class Service:
         *,
         caller: Caller | None = None,
         gather: Callable[[Room], None] | None = None,
+        admit: Callable[[], None] | None = None,
     ) -> Committed:
-        """The one room change: read, advance, ``gather``, ``change``, conditional write, effects.
+        """The one room change: read, advance, ``gather``, ``change``, ``admit``, conditional
+        write, effects.
 
         ``gather`` makes the reads and rate-limit counts the change needs, on the room as read
         with its deadlines applied, before the change runs; ``change`` itself does no I/O.
+        ``admit`` counts a client's change against its rate limit once the rules accepted it,
+        before the write: a change the rules refuse is not counted, and one the limit refuses
+        (its ``ApiError``) writes nothing, not even the deadlines that passed.
 
         With a ``caller``, it is that client's change: one read and one write (even if nothing
         changed), and a lost race is a 409 with the caller's view of the room now. Without
@@ -603,6 +609,8 @@ class Service:
                 else:
                     effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 raise
+            if admit is not None:
+                admit()
             if caller is None and not events and room.to_dict() == stored.state:
                 effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 return Committed(room, version)
@@ -647,6 +655,28 @@ class Service:
             "too many rooms created; try again later",
         )
 
+    def _count_lobby_action(self, user_id: str) -> None:
+        """One lobby action of ``user_id`` (a room change that is not a game move: ready,
+        settings, bots, join, leave, requests, invitations, start, continue mode); 429 past
+        the limit per window, in all rooms together.
+
+        Each is a room write pushed to every watcher of the room, so an unbounded client
+        would flood the whole table. A room's lobby routes count as ``change_room``'s
+        ``admit``: once the rules accepted the change, before its write, so a request the
+        rules refuse (which writes and pushes nothing) is not counted and one the limit
+        refuses changes nothing. Game moves are bounded by turns and never counted.
+        """
+        self._limit(
+            f"lobby:{user_id}",
+            self.cfg.lobby_actions_per_user,
+            self.cfg.lobby_window_seconds,
+            "too many lobby actions; try again in a few seconds",
+        )
+
+    def _lobby(self, caller: Caller) -> Callable[[], None]:
+        """``change_room``'s ``admit`` for a lobby action of ``caller``."""
+        return functools.partial(self._count_lobby_action, caller.user_id)
+
     def create_room(self, caller: Caller, settings: JsonDict | None) -> JsonDict:
         """A new waiting room; the creator is host and ready."""
         user = self._ref(caller)
@@ -678,7 +708,10 @@ class Service:
         """The host edits settings while waiting."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
-            room_id, lambda r: _run(lobby.update_settings, r, user, changes), caller=caller
+            room_id,
+            lambda r: _run(lobby.update_settings, r, user, changes),
+            caller=caller,
+            admit=self._lobby(caller),
         )
         return self._answer(done, caller.user_id)
 
@@ -705,7 +738,18 @@ class Service:
             kind = "join_requested" if outcome == "pending" else "player_joined"
             return [{"type": kind, "user_id": user.id, "at": self.now()}]
 
-        done = self.change_room(room_id, change, caller=caller, gather=count_passcode_attempt)
+        def admit() -> None:
+            try:
+                self._count_lobby_action(user.id)
+            except ApiError:
+                # The rules let the join in, so any passcode was right: its attempt goes back.
+                window = self.cfg.passcode_room_window_seconds
+                effects.run(self.deps, [effects.Refund(k, window, self.now()) for k in refund])
+                raise
+
+        done = self.change_room(
+            room_id, change, caller=caller, gather=count_passcode_attempt, admit=admit
+        )
         # The right passcode gives its attempt back: the room's budget counts wrong ones.
         window = self.cfg.passcode_room_window_seconds
         then: list[effects.Effect] = [effects.Refund(key, window, self.now()) for key in refund]
@@ -740,7 +784,9 @@ class Service:
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        done = self.change_room(room_id, lambda r: _run(lobby.leave, r, user), caller=caller)
+        done = self.change_room(
+            room_id, lambda r: _run(lobby.leave, r, user), caller=caller, admit=self._lobby(caller)
+        )
         effects.run(self.deps, [effects.ReleaseRoom(user.id, room_id)])
         return self._answer(done, user.id)
 
@@ -748,7 +794,10 @@ class Service:
         """A member toggles ready."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
-            room_id, lambda r: _run(lobby.set_ready, r, user, ready), caller=caller
+            room_id,
+            lambda r: _run(lobby.set_ready, r, user, ready),
+            caller=caller,
+            admit=self._lobby(caller),
         )
         return self._answer(done, user.id)
 
@@ -764,14 +813,17 @@ class Service:
                 seat.continue_mode = requester.continue_mode
             return [{"type": "player_joined", "user_id": user_id, "at": self.now()}]
 
-        done = self.change_room(room_id, change, caller=caller)
+        done = self.change_room(room_id, change, caller=caller, admit=self._lobby(caller))
         return self._answer(done, caller.user_id)
 
     def deny(self, caller: Caller, room_id: str, user_id: str) -> JsonDict:
         """The host turns a request down."""
         host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
-            room_id, lambda r: _run(lobby.deny, r, host, user_id), caller=caller
+            room_id,
+            lambda r: _run(lobby.deny, r, host, user_id),
+            caller=caller,
+            admit=self._lobby(caller),
         )
         return self._answer(done, caller.user_id)
 
@@ -808,7 +860,7 @@ class Service:
             lobby.invite(r, host, invitee_id)
             return []
 
-        done = self.change_room(room_id, change, caller=caller)
+        done = self.change_room(room_id, change, caller=caller, admit=self._lobby(caller))
         host_seat = done.room.host
         host_name = host_seat.name if host_seat else caller.name
         # Required, after the room's write: a fault that remains is a 503, safe to repeat.
@@ -827,6 +879,7 @@ class Service:
                 level,
             ),
             caller=caller,
+            admit=self._lobby(caller),
         )
         return self._answer(done, user.id)
 
@@ -834,7 +887,10 @@ class Service:
         """The host removes a bot."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
         done = self.change_room(
-            room_id, lambda r: _run(lobby.remove_bot, r, user, player_id), caller=caller
+            room_id,
+            lambda r: _run(lobby.remove_bot, r, user, player_id),
+            caller=caller,
+            admit=self._lobby(caller),
         )
         return self._answer(done, user.id)
 
@@ -861,7 +917,9 @@ class Service:
                     p.continue_mode = modes[p.user_id]
             return lobby.start(room, user, self.deps.roller, self.now(), self.cfg.bot_think_ms)
 
-        done = self.change_room(room_id, change, caller=caller, gather=read_continue_modes)
+        done = self.change_room(
+            room_id, change, caller=caller, admit=self._lobby(caller), gather=read_continue_modes
+        )
         return self._answer(done, user.id)
 
     def act(self, caller: Caller, room_id: str, action: Command | JsonDict) -> JsonDict:

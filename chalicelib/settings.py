@@ -71,6 +71,11 @@ Limits (operator caps, not game rules)
                             creator leaves is closed (kept 30 days).
     ROOM_CREATION_WINDOW_SECONDS
                             That window (default 3600 = 1 h).
+    LOBBY_ACTIONS_PER_USER  Room changes outside the game's moves a user may make per window,
+                            in all rooms together (default 30): ready, settings, bots, join,
+                            leave, requests, invitations, start and continue-mode changes.
+                            Each is a room write pushed to every watcher of the room.
+    LOBBY_WINDOW_SECONDS    That window (default 10).
     TICKETS_PER_USER        WebSocket tickets a user may take per window (default 20): each
                             opens one signed-in connection.
     TICKET_WINDOW_SECONDS   That window (default 60).
@@ -146,6 +151,8 @@ class Settings:
     invitations_per_user: int = 20
     room_creations_per_user: int = 30
     room_creation_window_seconds: int = 3600
+    lobby_actions_per_user: int = 30
+    lobby_window_seconds: int = 10
     tickets_per_user: int = 20
     ticket_window_seconds: int = 60
     connects_per_source: int = 120
@@ -209,6 +216,8 @@ class Settings:
             room_creation_window_seconds=_int(
                 e, "ROOM_CREATION_WINDOW_SECONDS", d.room_creation_window_seconds
             ),
+            lobby_actions_per_user=_int(e, "LOBBY_ACTIONS_PER_USER", d.lobby_actions_per_user),
+            lobby_window_seconds=_int(e, "LOBBY_WINDOW_SECONDS", d.lobby_window_seconds),
             tickets_per_user=_int(e, "TICKETS_PER_USER", d.tickets_per_user),
             ticket_window_seconds=_int(e, "TICKET_WINDOW_SECONDS", d.ticket_window_seconds),
             connects_per_source=_int(e, "CONNECTS_PER_SOURCE", d.connects_per_source),

@@ -250,12 +250,25 @@ def _cases(calls: int, client: str) -> list[tuple[int, bool]]:
 INVITE = ("POST", "/rooms/{room_id}/invitations")
 # Routes that count attempts per window: each case starts in a new window.
 # Routes with a per-window limit: each fault case starts a new window, so the number of cases
-# never runs into the limit (tickets: 20 a minute; room creations: 30 an hour).
+# never runs into the limit (tickets: 20 a minute; room creations: 30 an hour; lobby actions:
+# 30 per 10 s per user, and a lobby route is replayed 12 to 20 times by one user).
 RATE_LIMITED = {
     ("POST", "/auth/login"),
     ("POST", "/rooms/{room_id}/chat"),
     ("POST", "/realtime/tickets"),
     ("POST", "/rooms"),
+    # lobby actions (LOBBY_ACTIONS_PER_USER)
+    ("PATCH", "/me/preferences"),
+    ("PATCH", "/rooms/{room_id}/settings"),
+    ("POST", "/rooms/{room_id}/join"),
+    ("POST", "/rooms/{room_id}/leave"),
+    ("PUT", "/rooms/{room_id}/ready"),
+    ("POST", "/rooms/{room_id}/requests/{user_id}/approve"),
+    ("POST", "/rooms/{room_id}/requests/{user_id}/deny"),
+    ("POST", "/rooms/{room_id}/invitations"),
+    ("POST", "/rooms/{room_id}/bots"),
+    ("DELETE", "/rooms/{room_id}/bots/{player_id}"),
+    ("POST", "/rooms/{room_id}/start"),
 }
 
 

@@ -46,6 +46,7 @@ class WatchedService(Service):
         *,
         caller: Caller | None = None,
         gather: Callable[[Room], None] | None = None,
+        admit: Callable[[], None] | None = None,
     ) -> Committed:
         watched = None
         if change is not None:
@@ -58,7 +59,7 @@ class WatchedService(Service):
                 finally:
                     self.guard.inside = False
 
-        return super().change_room(room_id, watched, caller=caller, gather=gather)
+        return super().change_room(room_id, watched, caller=caller, gather=gather, admit=admit)
 
 
 def test_no_room_use_case_touches_the_store_inside_its_change(table: Table) -> None:
