@@ -52,3 +52,29 @@ def click_first_live(page: Page, *testids: str) -> str | None:
         list(testids),
     )
     return clicked
+
+
+def guest_room_with_bots(
+    page: Page, base_url: str, *, starting_dice: int = 5, bots: int = 2, start: bool = True
+) -> None:
+    """Sign in as a guest, create a room, add easy bots and (unless ``start=False``) start."""
+    page.goto(f"{base_url}/")
+    page.click(by_testid("guest-signin"))
+    page.wait_for_selector(by_testid("create-room"))
+    page.select_option(by_testid("create-setting-starting_dice"), str(starting_dice))
+    page.click(by_testid("create-room"))
+    page.wait_for_selector(by_testid("waiting-room"))
+    page.select_option(by_testid("bot-level"), "easy")
+    for n in range(2, bots + 2):
+        page.click(by_testid("add-bot"))
+        page.wait_for_function(
+            f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
+        )
+    if start:
+        start_game(page)
+
+
+def start_game(page: Page) -> None:
+    """The host starts the game; wait for the table."""
+    page.click(by_testid("start-game"))
+    page.wait_for_selector(by_testid("game-screen"))

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid
+from tests.browser.support import by_testid, guest_room_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -27,20 +27,7 @@ def test_the_last_challenge_of_a_bots_only_finish_is_announced(
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/")
-        page.click(by_testid("guest-signin"))
-        page.wait_for_selector(by_testid("create-room"))
-        page.select_option(by_testid("create-setting-starting_dice"), "1")
-        page.click(by_testid("create-room"))
-        page.wait_for_selector(by_testid("waiting-room"))
-        page.select_option(by_testid("bot-level"), "easy")
-        for n in (2, 3):
-            page.click(by_testid("add-bot"))
-            page.wait_for_function(
-                f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
-            )
-        page.click(by_testid("start-game"))
-        page.wait_for_selector(by_testid("game-screen"))
+        guest_room_with_bots(page, server.url, starting_dice=1)
         for _round in range(3):
             page.wait_for_function(
                 f'() => document.querySelector("{by_testid("final-results")}") || ({MY_TURN})()',

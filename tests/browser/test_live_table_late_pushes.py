@@ -12,10 +12,10 @@ countdown would show seconds the server does not give.
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid
+from tests.browser.support import by_testid, guest_room_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -57,23 +57,6 @@ COUNTDOWN_ERROR = """() => {
 }"""
 
 
-def guest_against_two_bots(page: Page, base_url: str) -> None:
-    page.goto(f"{base_url}/")
-    page.click(by_testid("guest-signin"))
-    page.wait_for_selector(by_testid("create-room"))
-    page.select_option(by_testid("create-setting-starting_dice"), "5")
-    page.click(by_testid("create-room"))
-    page.wait_for_selector(by_testid("waiting-room"))
-    page.select_option(by_testid("bot-level"), "easy")
-    for n in (2, 3):
-        page.click(by_testid("add-bot"))
-        page.wait_for_function(
-            f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
-        )
-    page.click(by_testid("start-game"))
-    page.wait_for_selector(by_testid("game-screen"))
-
-
 def test_moves_that_arrive_too_late_to_play_clear_the_announcement(
     server: LocalServer, browser: Browser
 ) -> None:
@@ -84,7 +67,7 @@ def test_moves_that_arrive_too_late_to_play_clear_the_announcement(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        guest_against_two_bots(page, server.url)
+        guest_room_with_bots(page, server.url)
         page.wait_for_function(MY_TURN, timeout=20_000)
         page.evaluate(HOLD_PUSHES)
         for _attempt in range(6):

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid, click_first_live
+from tests.browser.support import by_testid, click_first_live, guest_room_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -52,20 +52,7 @@ def test_the_table_recovers_from_a_dropped_socket(server: LocalServer, browser: 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        page.goto(f"{server.url}/")
-        page.click(by_testid("guest-signin"))
-        page.wait_for_selector(by_testid("create-room"))
-        page.select_option(by_testid("create-setting-starting_dice"), "5")
-        page.click(by_testid("create-room"))
-        page.wait_for_selector(by_testid("waiting-room"))
-        page.select_option(by_testid("bot-level"), "easy")
-        for n in (2, 3):
-            page.click(by_testid("add-bot"))
-            page.wait_for_function(
-                f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
-            )
-        page.click(by_testid("start-game"))
-        page.wait_for_selector(by_testid("game-screen"))
+        guest_room_with_bots(page, server.url)
         page.wait_for_function(MY_TURN, timeout=20_000)
         # one move live, so that a bot's move is on the announcer when the socket drops
         assert click_first_live(page, "bid-submit") == "bid-submit"

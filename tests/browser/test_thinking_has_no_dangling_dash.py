@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid
+from tests.browser.support import by_testid, guest_room_with_bots, start_game
 
 pytestmark = pytest.mark.browser
 
@@ -33,21 +33,9 @@ def test_a_thinking_bot_is_said_in_words(server: LocalServer, browser: Browser) 
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/")
-        page.click(by_testid("guest-signin"))
-        page.wait_for_selector(by_testid("create-room"))
-        page.select_option(by_testid("create-setting-starting_dice"), "5")
-        page.click(by_testid("create-room"))
-        page.wait_for_selector(by_testid("waiting-room"))
-        page.select_option(by_testid("bot-level"), "easy")
-        for n in (2, 3):
-            page.click(by_testid("add-bot"))
-            page.wait_for_function(
-                f"document.querySelectorAll(\"[data-testid='player-row']\").length === {n}"
-            )
+        guest_room_with_bots(page, server.url, start=False)
         page.evaluate(RECORD_TURN_LINES)
-        page.click(by_testid("start-game"))
-        page.wait_for_selector(by_testid("game-screen"))
+        start_game(page)
         for _turn in range(3):
             page.wait_for_function(MY_TURN, timeout=20_000)
             thinking = page.evaluate(
