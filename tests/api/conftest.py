@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
 from chalice.test import Client
 from moto import mock_aws
 
-from chalicelib import wiring
+from chalicelib import auth, wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
@@ -125,3 +126,12 @@ def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
             yield Env(client, store, clock, notifier, timers, deps)
         wiring.reset_deps()
     reset_settings()
+
+
+@pytest.fixture
+def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """argon2 at its minimum cost, for tests that make many accounts."""
+    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=64))
+    auth._dummy_hash.cache_clear()
+    yield
+    auth._dummy_hash.cache_clear()

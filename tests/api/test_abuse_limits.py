@@ -12,9 +12,7 @@ from typing import Any
 
 import jwt
 import pytest
-from argon2 import PasswordHasher
 
-from chalicelib import auth
 from chalicelib.service import source_key
 from chalicelib.settings import Settings, reset_settings
 from tests.api.conftest import Env
@@ -23,13 +21,7 @@ from tests.offline_aws import SECRET
 DEFAULTS = Settings()
 
 
-@pytest.fixture(autouse=True)
-def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """These tests make many accounts: argon2 at its minimum cost keeps them fast."""
-    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=64))
-    auth._dummy_hash.cache_clear()
-    yield
-    auth._dummy_hash.cache_clear()
+pytestmark = pytest.mark.usefixtures("cheap_hashes")  # many accounts: argon2 at its minimum cost
 
 
 def _code(resp: Any) -> tuple[int, str]:

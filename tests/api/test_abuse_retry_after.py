@@ -7,26 +7,18 @@ moment the counter has reset and the same request is accepted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 
-from chalicelib import auth
 from chalicelib.settings import reset_settings
 from tests.api.conftest import Env
 
 Attempt = Callable[[Env], Any]
 
 
-@pytest.fixture(autouse=True)
-def cheap_hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Accounts at argon2's minimum cost keep these tests fast."""
-    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=64))
-    auth._dummy_hash.cache_clear()
-    yield
-    auth._dummy_hash.cache_clear()
+pytestmark = pytest.mark.usefixtures("cheap_hashes")  # many accounts: argon2 at its minimum cost
 
 
 def _guest(env: Env, ctx: dict[str, Any]) -> Any:
