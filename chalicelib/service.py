@@ -310,9 +310,10 @@ class Service:
         return self._session(user)
 
     def _user(self, caller: Caller) -> UserRecord:
-        if caller.record is not None:
-            return caller.record
-        user = self.store.get_user(caller.user_id)
+        return caller.record if caller.record is not None else self._stored_user(caller.user_id)
+
+    def _stored_user(self, user_id: str) -> UserRecord:
+        user = self.store.get_user(user_id)
         if user is None:
             raise unauthorized("this account no longer exists", "unknown_user")
         return user
@@ -324,10 +325,7 @@ class Service:
         that takes a token checks that its user still exists, with one read kept for the
         rest of the request.
         """
-        user = self.store.get_user(caller.user_id)
-        if user is None:
-            raise unauthorized("this account no longer exists", "unknown_user")
-        return Caller(caller.user_id, caller.name, caller.guest, user)
+        return Caller(caller.user_id, caller.name, caller.guest, self._stored_user(caller.user_id))
 
     def me(self, caller: Caller) -> JsonDict:
         """Profile, rating, preferences and invitations."""
