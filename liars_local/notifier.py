@@ -25,6 +25,7 @@ import json
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from starlette.websockets import WebSocket
@@ -228,23 +229,21 @@ class LocalNotifier:
     def _send_local_room(
         self, connection_id: str, text: str, room_id: str, version: int, answer: bool
     ) -> bool:
-        with self._lock:
-            conn = self._connections.get(connection_id)
-        if conn is None or not conn.open or conn.loop.is_closed():
-            return False
-        try:
-            conn.loop.call_soon_threadsafe(conn.put_room, room_id, version, text, answer)
-        except RuntimeError:  # loop closed between the check and the call
-            return False
-        return True
+        return self._on_loop(
+            connection_id, lambda conn: conn.put_room(room_id, version, text, answer)
+        )
 
     def _send_local(self, connection_id: str, text: str) -> bool:
+        return self._on_loop(connection_id, lambda conn: conn.queue.put_nowait(text))
+
+    def _on_loop(self, connection_id: str, queue: Callable[[_Connection], None]) -> bool:
+        """Run ``queue`` on the connection's event loop; False when it is gone or closed."""
         with self._lock:
             conn = self._connections.get(connection_id)
         if conn is None or not conn.open or conn.loop.is_closed():
             return False
         try:
-            conn.loop.call_soon_threadsafe(conn.queue.put_nowait, text)
+            conn.loop.call_soon_threadsafe(queue, conn)
         except RuntimeError:  # loop closed between the check and the call
             return False
         return True
