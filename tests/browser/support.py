@@ -55,16 +55,27 @@ def click_first_live(page: Page, *testids: str) -> str | None:
 
 
 def guest_room_with_bots(
-    page: Page, base_url: str, *, starting_dice: int = 5, bots: int = 2, start: bool = True
+    page: Page,
+    base_url: str,
+    *,
+    starting_dice: int | None = 5,
+    bots: int = 2,
+    level: str | None = "easy",
+    start: bool = True,
 ) -> None:
-    """Sign in as a guest, create a room, add easy bots and (unless ``start=False``) start."""
+    """Sign in as a guest, create a room, add bots and (unless ``start=False``) start.
+
+    ``starting_dice`` and ``level`` None leave the room's and the bot picker's defaults.
+    """
     page.goto(f"{base_url}/")
     page.click(by_testid("guest-signin"))
     page.wait_for_selector(by_testid("create-room"))
-    page.select_option(by_testid("create-setting-starting_dice"), str(starting_dice))
+    if starting_dice is not None:
+        page.select_option(by_testid("create-setting-starting_dice"), str(starting_dice))
     page.click(by_testid("create-room"))
     page.wait_for_selector(by_testid("waiting-room"))
-    page.select_option(by_testid("bot-level"), "easy")
+    if level is not None:
+        page.select_option(by_testid("bot-level"), level)
     for n in range(2, bots + 2):
         page.click(by_testid("add-bot"))
         page.wait_for_function(

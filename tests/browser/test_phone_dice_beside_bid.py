@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid
+from tests.browser.support import by_testid, guest_room_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -78,15 +78,7 @@ def test_a_wide_screen_shows_the_dice_on_the_cards_only(
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/")
-        page.click(by_testid("guest-signin"))
-        page.click(by_testid("create-room"))
-        page.wait_for_selector(by_testid("waiting-room"))
-        page.click(by_testid("add-bot"))
-        page.wait_for_function(
-            "document.querySelectorAll(\"[data-testid='player-row']\").length === 2"
-        )
-        page.click(by_testid("start-game"))
+        guest_room_with_bots(page, server.url, starting_dice=None, bots=1, level=None)
         page.wait_for_selector(by_testid("bid-panel"))
         assert not page.locator(by_testid("panel-dice")).is_visible()
         assert page.locator(f"{by_testid('player-card')}.is-me .die").count() >= 1

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from liars_local.server import LocalServer
-from tests.browser.support import by_testid
+from tests.browser.support import by_testid, guest_room_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -70,15 +70,7 @@ def test_an_invalid_bid_reads_clearly_in_the_light_theme(
     context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="light")
     page = context.new_page()
     try:
-        page.goto(f"{server.url}/")
-        page.click(by_testid("guest-signin"))
-        page.click(by_testid("create-room"))
-        page.wait_for_selector(by_testid("waiting-room"))
-        page.click(by_testid("add-bot"))
-        page.wait_for_function(
-            "document.querySelectorAll(\"[data-testid='player-row']\").length === 2"
-        )
-        page.click(by_testid("start-game"))
+        guest_room_with_bots(page, server.url, starting_dice=None, bots=1, level=None)
         page.wait_for_selector(by_testid("bid-panel"))
         preview = ".bid-preview.is-invalid"
         # in one step: a redraw of the table in between would start from a legal bid again
