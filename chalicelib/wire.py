@@ -89,8 +89,8 @@ def _first_events_that_fit(room_view: JsonDict, shown_events: list[Event]) -> Js
     """The room message with the longest run of the change's first events that fits a frame.
 
     A change can hold more events than one frame (the bots finishing a game at once after the
-    last person's dice are gone, SPEC §8), but what a person saw happen comes first: their own
-    move, the reveal that cost them their last die, their elimination. Those are kept; only the
+    last person's dice are gone, see docs/RULES.md), but what a person saw happen comes first:
+    their own move, the reveal that cost them their last die, their elimination. Those are kept; only the
     later ones are dropped. Compact JSON is exact arithmetic: the message without events, plus
     each kept event's bytes and a comma between two.
     """
