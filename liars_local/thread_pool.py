@@ -1,11 +1,18 @@
 """The handler threads: a few threads fed from one queue, each answer handed back to its loop.
 
 Why hand-written rather than anyio's ``to_thread.run_sync`` or ``loop.run_in_executor``
-(measured under ``bench/local.py --games 20``, docs/DECISIONS.md issues 14 and 25):
-anyio's capacity limiter, cancel scope and run-vars cost more of the event loop's CPU per
-request than the whole Chalice bridge, and ``run_in_executor`` still a good part of that
-(a concurrent ``Future`` with its lock and condition chained to an asyncio one for every
-request). ``HandlerThreads`` is a ``SimpleQueue`` in and one ``call_soon_threadsafe`` out.
+(docs/DECISIONS.md, issues 14 and 25): anyio's capacity limiter, cancel scope and run-vars
+cost more of the event loop's CPU per request than the whole Chalice bridge, and
+``run_in_executor`` still a good part of that (a concurrent ``Future`` with its lock and
+condition chained to an asyncio one for every request). ``HandlerThreads`` is a
+``SimpleQueue`` in and one ``call_soon_threadsafe`` out.
+
+Measured again for issue 25 (``bench/local.py --games 20 --storage sqlite --rounds 3
+--compare`` the tree before the split, on a shared 2-core machine): ``AppRunner.in_thread``
+through ``anyio.to_thread.run_sync`` with a ``CapacityLimiter`` of the same size, against
+these threads, served at server CPU per action x1.20 and x1.19 and p50 x1.17 and x1.14 in
+two runs; the split with these threads measured CPU per action x1.00 to x1.09 and p50 x0.90
+to x1.17 in three runs of the same command (the noise of the shared machine).
 """
 
 from __future__ import annotations
