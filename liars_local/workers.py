@@ -50,6 +50,7 @@ import uvicorn
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
+from liars_local.data import ServerLock, checkpoint
 from liars_local.environment import (
     load_or_create_secret,
     local_environment,
@@ -127,6 +128,9 @@ class WorkerServer(LocalServer):
 
     def _bind(self) -> socket.socket:
         return self._inherited
+
+    def _check_data(self, data_dir: Path) -> None:
+        """Nothing: the supervisor checked the folder before it started any worker."""
 
     def _start_sweeper(self, store: SqliteStore) -> None:
         if self.index == 0:
@@ -258,6 +262,7 @@ class WorkerPool:
         dynamodb_endpoint: str | None = None,
         python: str = sys.executable,
         stdout: int | None = None,
+        start_fresh: bool = False,
     ) -> None:
         storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
         refused = refuse_workers(storage, workers)
@@ -266,8 +271,14 @@ class WorkerPool:
         # LocalServer checks the arguments, binds exactly as with one process and holds the
         # address, storage and data folder (``port`` and ``data_dir`` once chosen at start)
         self._binder = LocalServer(
-            host, port, storage=storage, data_dir=data_dir, dynamodb_endpoint=dynamodb_endpoint
+            host,
+            port,
+            storage=storage,
+            data_dir=data_dir,
+            dynamodb_endpoint=dynamodb_endpoint,
+            start_fresh=start_fresh,
         )
+        self._server_lock: ServerLock | None = None
         self.workers = workers
         self._python = python
         self._stdout = stdout
@@ -337,6 +348,11 @@ class WorkerPool:
         here, once, so that no two workers race to do it (a worker that found the table
         being created would otherwise serve before it is ready)."""
         binder = self._binder
+        if binder.db_path is not None and binder.data_dir is not None:
+            binder.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._server_lock = ServerLock(binder.data_dir)
+            self._server_lock.__enter__()  # released by stop(); restore waits for it
+            binder._check_data(binder.data_dir)
         secret = None if binder.data_dir is None else load_or_create_secret(binder.data_dir)
         if binder.db_path is not None:
             SqliteStore(binder.db_path).close()
@@ -475,6 +491,11 @@ class WorkerPool:
         for sock in self._socks:
             sock.close()
         self._socks = []
+        if self._server_lock is not None:
+            if self.db_path is not None:
+                checkpoint(self.db_path, "TRUNCATE")  # every worker has stopped: the .db is whole
+            self._server_lock.release()
+            self._server_lock = None
         if self._runtime_dir is not None:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None
