@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from chalicelib.adapters.policy import CONNECTION_TTL_SECONDS
 from chalicelib.adapters.sqlite._schema import migrate, schema_version
 from chalicelib.ports import Clock, Unavailable
 
@@ -156,7 +157,7 @@ class Database:
         path: str | Path = MEMORY,
         *,
         clock: Clock | None = None,
-        connection_ttl_seconds: int = 3 * 3600,
+        connection_ttl_seconds: int = CONNECTION_TTL_SECONDS,
         busy_timeout_seconds: float = BUSY_TIMEOUT_SECONDS,
         serialize_writers: bool = True,
     ) -> None:

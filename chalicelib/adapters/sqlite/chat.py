@@ -9,7 +9,7 @@ A room's chat is deleted with the room when ``sweep`` removes it.
 
 from __future__ import annotations
 
-from chalicelib.adapters.dynamo.chat import new_chat_id
+from chalicelib.adapters.policy import new_chat_id
 from chalicelib.adapters.sqlite._base import Database
 from chalicelib.ports import ChatMessage
 

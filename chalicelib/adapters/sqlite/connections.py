@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from chalicelib.adapters.dynamo.connections import ticket_key
+from chalicelib.adapters.policy import ticket_expires_at, ticket_key
 from chalicelib.adapters.sqlite._base import LIVE, Database
 from chalicelib.ports import Connection
 
@@ -86,7 +86,7 @@ class SqliteConnections(Database):
             db.execute(
                 "INSERT OR REPLACE INTO tickets (ticket_hash, user_id, expires_ms, expires_at)"
                 " VALUES (?, ?, ?, ?)",
-                (ticket_key(ticket), user_id, expires_ms, expires_ms // 1000 + 60),
+                (ticket_key(ticket), user_id, expires_ms, ticket_expires_at(expires_ms)),
             )
 
     def consume_ticket(self, ticket: str, now_ms: int) -> str | None:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from chalicelib.adapters.policy import rate_window
 from chalicelib.adapters.sqlite._base import Database
 
 
@@ -17,8 +18,7 @@ class SqliteLimits(Database):
         """Count one attempt in the current fixed window; True while within ``limit``."""
         if limit <= 0:
             return False
-        window = now_ms // (window_seconds * 1000)
-        expires = (window + 1) * window_seconds + 60
+        window, expires = rate_window(window_seconds, now_ms)
         with self._write() as db:
             # One statement: count the attempt only while the window has room for it.
             counted = db.execute(
@@ -30,7 +30,7 @@ class SqliteLimits(Database):
 
     def refund(self, key: str, window_seconds: int, now_ms: int) -> None:
         """Give back one attempt counted in the current window (never below zero)."""
-        window = now_ms // (window_seconds * 1000)
+        window, _ = rate_window(window_seconds, now_ms)
         with self._write() as db:
             db.execute(
                 "UPDATE rate_windows SET n = n - 1 WHERE key = ? AND window = ? AND n > 0",

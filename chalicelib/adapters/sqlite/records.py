@@ -17,7 +17,7 @@ import json
 import sqlite3
 from decimal import Context, Decimal
 
-from chalicelib.adapters.dynamo.records import DEFAULT_RATING, MAX_RATING_CHANGES
+from chalicelib.adapters.policy import DEFAULT_RATING, MAX_RATING_CHANGES
 from chalicelib.adapters.sqlite._base import IN_CHUNK, LIVE, Database, compact
 from chalicelib.ports import (
     JsonDict,

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from chalicelib.adapters.dynamo.records import MAX_RATING_CHANGES
-from chalicelib.adapters.dynamo.rooms import lobby_sort_key
+from chalicelib.adapters.policy import MAX_RATING_CHANGES, lobby_sort_key
 from chalicelib.adapters.sqlite._base import LIVE, Database, compact
 from chalicelib.adapters.sqlite.records import add_outcomes, add_ratings, add_rounds, game_exists
 from chalicelib.ports import (
@@ -75,7 +74,7 @@ class SqliteRooms(Database):
         With ``rounds``, each round number without a record gets its record in the same
         transaction (put-if-absent: a replayed record changes nothing).
         """
-        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
+        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         state_text, summary_text = compact(state), compact(summary)
         status = str(summary.get("status", ""))

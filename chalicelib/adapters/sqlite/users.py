@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.adapters.dynamo.users import INVITATION_TTL_SECONDS
+from chalicelib.adapters.policy import INVITATION_TTL_SECONDS
 from chalicelib.adapters.sqlite._base import LIVE, Database
 from chalicelib.ports import JsonDict, UnknownUser, UserExists, UsernameTaken, UserRecord
 
