@@ -27,6 +27,10 @@ Prices come from ``bench/prices.json`` (region, date, editable).
 
     .venv/bin/python bench/cost.py                 # the table, 3 games per shape
     .venv/bin/python bench/cost.py --games 10 --markdown    # what docs/DEPLOY.md holds
+
+One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
+shares with the other benches is in ``bench/_common.py``, and its parts (the billing meter, the
+shapes, the game driver, the table) serve only this run.
 """
 
 from __future__ import annotations

@@ -33,6 +33,10 @@ the exit status is 1 when any room has a problem. Every loop is bounded in count
 Without ``--url`` the server is started on loopback (``liars-dice serve --port 0``) with the
 options given in ``--server-arg`` (e.g. ``--server-arg=--storage=sqlite``; an option that this
 server's ``serve --help`` does not list is dropped with a warning) and ``--server-env``.
+
+One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
+shares with the other benches is in ``bench/_common.py``, and its parts (the plan of each room,
+the simulated people, the checker, the report) serve only this run.
 """
 
 from __future__ import annotations

@@ -50,6 +50,10 @@ alternate N times and each figure is the median. Only loopback traffic; every lo
     .venv/bin/python bench/local.py --games 20 --storage sqlite --think-ms 300-1500
     .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
     .venv/bin/python bench/local.py --games 20 --storage sqlite --compare /tmp/local-before
+
+One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
+shares with the other benches is in ``bench/_common.py``, and its parts (the game client, the
+watcher, the process-tree CPU reader, the table) serve only this run.
 """
 
 from __future__ import annotations
