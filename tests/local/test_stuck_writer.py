@@ -81,21 +81,21 @@ def test_a_write_waiting_on_the_lock_in_this_process_gives_up_too(tmp_path: Path
 def test_health_and_reads_answer_while_every_write_waits_on_a_stuck_writer(
     tmp_path: Path,
 ) -> None:
-    with LocalServer(data_dir=tmp_path, access_log=lambda _: None) as server:
-        with ThreadPoolExecutor(8) as pool:
-            with _writer_lock_held_elsewhere(tmp_path / DB_FILE_NAME):
-                # more writes than the server has handler threads, each stuck on the lock
-                writes = [
-                    pool.submit(
-                        httpx.post, f"{server.url}/auth/guest", json={"name": "W"}, timeout=60
-                    )
-                    for _ in range(6)
-                ]
-                for _ in range(3):
-                    # a bound only so that a starved server fails the test instead of hanging
-                    ok(httpx.get(f"{server.url}/health", timeout=10))
-                    ok(httpx.get(f"{server.url}/rooms", timeout=10))
-            statuses = [w.result().status_code for w in writes]  # the lock is free again
+    with (
+        LocalServer(data_dir=tmp_path, access_log=lambda _: None) as server,
+        ThreadPoolExecutor(8) as pool,
+    ):
+        with _writer_lock_held_elsewhere(tmp_path / DB_FILE_NAME):
+            # more writes than the server has handler threads, each stuck on the lock
+            writes = [
+                pool.submit(httpx.post, f"{server.url}/auth/guest", json={"name": "W"}, timeout=60)
+                for _ in range(6)
+            ]
+            for _ in range(3):
+                # a bound only so that a starved server fails the test instead of hanging
+                ok(httpx.get(f"{server.url}/health", timeout=10))
+                ok(httpx.get(f"{server.url}/rooms", timeout=10))
+        statuses = [w.result().status_code for w in writes]  # the lock is free again
     assert statuses == [201] * 6
 
 
