@@ -62,6 +62,12 @@ from liars_local.environment import (
     local_store,
     preload_app_modules,
 )
+from liars_local.guard import (
+    HEADER_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS_PER_SOURCE,
+    guarded_protocols,
+    raise_open_file_limit,
+)
 from liars_local.notifier import LocalNotifier
 from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 from liars_local.timers import LocalTimers
@@ -133,6 +139,8 @@ class LocalServer:
         static_dir: Path = STATIC_DIR,
         sweep_seconds: float = SWEEP_SECONDS,
         start_fresh: bool = False,
+        header_timeout: float = HEADER_TIMEOUT_SECONDS,
+        max_connections_per_source: int = MAX_CONNECTIONS_PER_SOURCE,
     ) -> None:
         storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
         if storage not in STORAGES:
@@ -150,6 +158,8 @@ class LocalServer:
         self._static_dir = static_dir
         self._sweep_seconds = sweep_seconds
         self.start_fresh = start_fresh
+        self._header_timeout = header_timeout
+        self._max_connections_per_source = max_connections_per_source
         self.notifier = LocalNotifier()
         self.timers: LocalTimers | None = None
         self.runner: AppRunner | None = None
@@ -194,6 +204,12 @@ class LocalServer:
         stack = self._stack
         sock = self._bind()  # first: a taken port fails before anything else is set up
         stack.callback(sock.close)
+        limits = raise_open_file_limit()
+        if limits is not None and limits[0] < 4096:
+            log.warning(
+                "this process may open only %s files (hard limit %s): each connection holds one",
+                *limits,
+            )
         if self.storage == "sqlite" and self.data_dir is None:
             self.data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory("-liars")))
         if self.storage == "sqlite" and self.data_dir is not None:
@@ -250,13 +266,19 @@ class LocalServer:
         # proxy_headers off: X-Forwarded-For must not choose the address that limits count.
         # loop "auto" is uvloop where installed (not on Windows). No permessage-deflate: on
         # loopback or a LAN, compressing every push costs CPU on both ends and saves nothing.
+        # uvicorn's own protocols (httptools, websockets-sansio) with a header-read timeout and
+        # a cap per source address (liars_local.guard)
+        http_protocol, ws_protocol = guarded_protocols(
+            self._header_timeout, self._max_connections_per_source
+        )
         config = uvicorn.Config(
             app,
             log_level="warning",
             access_log=False,
             lifespan="off",
             loop="auto",
-            ws="websockets-sansio",
+            http=http_protocol,
+            ws=ws_protocol,
             ws_per_message_deflate=False,
             ws_max_size=WS_MAX_MESSAGE_BYTES,
             proxy_headers=False,
