@@ -11,7 +11,9 @@ WebSocket protocol it upgrades to) with three additions:
   idle in keep-alive, which uvicorn already times out) is closed;
 - a **per-source cap**: at most ``per_source`` simultaneous connections (HTTP and WebSocket)
   from one address in this process; one more is closed at once (a warning names the
-  address, at most once a minute);
+  address, at most once a minute). Loopback addresses are exempt unless ``cap_loopback``:
+  they are this machine's own clients (a benchmark, a reverse proxy, which must then cap
+  its own clients);
 - a warning when this process's connections near its open-file limit (``RLIMIT_NOFILE``),
   which ``raise_open_file_limit`` raises to the hard limit at start.
 """
@@ -19,6 +21,7 @@ WebSocket protocol it upgrades to) with three additions:
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import time
 from typing import Any
@@ -81,8 +84,9 @@ class _Throttled:
 class Sources:
     """Open connections per source address in this process (touched on the event loop only)."""
 
-    def __init__(self, per_source: int) -> None:
+    def __init__(self, per_source: int, cap_loopback: bool = False) -> None:
         self.per_source = per_source
+        self.cap_loopback = cap_loopback
         self.open: dict[str, int] = {}
         self.total = 0
         self.limit = _open_file_limit()
@@ -90,7 +94,7 @@ class Sources:
 
     def admit(self, source: str) -> bool:
         count = self.open.get(source, 0)
-        if count >= self.per_source:
+        if count >= self.per_source and (self.cap_loopback or not _is_loopback(source)):
             self.warnings.warn(
                 f"cap {source}",
                 "refusing connections from %s: it already holds %s (the cap per source)",
@@ -116,6 +120,13 @@ class Sources:
         else:
             self.open[source] = count - 1
         self.total = max(0, self.total - 1)
+
+
+def _is_loopback(source: str) -> bool:
+    try:
+        return ipaddress.ip_address(source).is_loopback
+    except ValueError:
+        return False
 
 
 def _source(transport: asyncio.BaseTransport) -> str:
@@ -201,9 +212,10 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 def guarded_protocols(
     header_timeout: float = HEADER_TIMEOUT_SECONDS,
     per_source: int = MAX_CONNECTIONS_PER_SOURCE,
+    cap_loopback: bool = False,
 ) -> tuple[type[GuardedHttpProtocol], type[GuardedWebSocketProtocol]]:
     """The HTTP and WebSocket protocol classes for one server (``uvicorn.Config(http=, ws=)``)."""
-    sources = Sources(per_source)
+    sources = Sources(per_source, cap_loopback)
     http = type(
         "GuardedHttp",
         (GuardedHttpProtocol,),

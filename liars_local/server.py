@@ -141,6 +141,7 @@ class LocalServer:
         start_fresh: bool = False,
         header_timeout: float = HEADER_TIMEOUT_SECONDS,
         max_connections_per_source: int = MAX_CONNECTIONS_PER_SOURCE,
+        cap_loopback: bool = False,
     ) -> None:
         storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
         if storage not in STORAGES:
@@ -160,6 +161,7 @@ class LocalServer:
         self.start_fresh = start_fresh
         self._header_timeout = header_timeout
         self._max_connections_per_source = max_connections_per_source
+        self._cap_loopback = cap_loopback
         self.notifier = LocalNotifier()
         self.timers: LocalTimers | None = None
         self.runner: AppRunner | None = None
@@ -269,7 +271,7 @@ class LocalServer:
         # uvicorn's own protocols (httptools, websockets-sansio) with a header-read timeout and
         # a cap per source address (liars_local.guard)
         http_protocol, ws_protocol = guarded_protocols(
-            self._header_timeout, self._max_connections_per_source
+            self._header_timeout, self._max_connections_per_source, self._cap_loopback
         )
         config = uvicorn.Config(
             app,

@@ -69,7 +69,10 @@ def test_keep_alive_requests_after_the_first_are_not_cut(tmp_path: Path) -> None
 
 def test_one_source_holds_at_most_its_cap_and_a_freed_place_is_usable(tmp_path: Path) -> None:
     with LocalServer(
-        data_dir=tmp_path, access_log=lambda _: None, max_connections_per_source=5
+        data_dir=tmp_path,
+        access_log=lambda _: None,
+        max_connections_per_source=5,
+        cap_loopback=True,  # the test's clients are all on this machine
     ) as server:
         with contextlib.ExitStack() as stack:
             held = [stack.enter_context(_connect(server)) for _ in range(4)]
@@ -91,6 +94,18 @@ def test_one_source_holds_at_most_its_cap_and_a_freed_place_is_usable(tmp_path: 
             with connect(server.ws_url) as ws:
                 ws.send('{"action": "ping"}')
                 assert "pong" in str(ws.recv(5))
+
+
+def test_loopback_clients_are_not_capped_unless_asked(tmp_path: Path) -> None:
+    with (
+        LocalServer(
+            data_dir=tmp_path, access_log=lambda _: None, max_connections_per_source=2
+        ) as server,
+        contextlib.ExitStack() as stack,
+    ):
+        for _ in range(4):
+            stack.enter_context(_connect(server))
+        ok(httpx.get(f"{server.url}/health", timeout=5))
 
 
 def test_the_soft_open_file_limit_is_raised_to_the_hard_limit() -> None:
