@@ -69,16 +69,27 @@ def _open_file_limit() -> int | None:
 
 
 class _Throttled:
-    """Log a warning of one kind at most once a ``WARN_EVERY_SECONDS``."""
+    """Log a warning of one kind at most once a ``WARN_EVERY_SECONDS`` (how many were left
+    out since the last line is said in the next)."""
 
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
+        self._left_out: dict[str, int] = {}
 
     def warn(self, kind: str, message: str, *args: Any) -> None:
         now = time.monotonic()
         if now - self._last.get(kind, float("-inf")) >= WARN_EVERY_SECONDS:
             self._last[kind] = now
+            left_out = self._left_out.pop(kind, 0)
+            if left_out:
+                message += f" ({left_out} more like it in the last minute)"
             log.warning(message, *args)
+        else:
+            self._left_out[kind] = self._left_out.get(kind, 0) + 1
+
+
+#: Warnings about what clients send (a bad frame), shared by every connection of the process.
+CLIENT_WARNINGS = _Throttled()
 
 
 class Sources:
@@ -207,6 +218,27 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         if source is not None:
             self.sources.release(source)
         super().connection_lost(exc)
+
+    def send_receive_event_to_app(self) -> None:
+        """uvicorn's, except that a text message which is not UTF-8 closes the connection
+        (1007) with a one-line warning at most once a minute, instead of an ERROR with a
+        traceback for every such frame (any client could flood the log)."""
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+            if not data.isascii():
+                try:
+                    data.decode()
+                except UnicodeDecodeError:
+                    self.frames = []
+                    CLIENT_WARNINGS.warn(
+                        "bad utf-8",
+                        "a WebSocket client (%s) sent text that is not UTF-8: closed it (1007)",
+                        self.guard_source or (self.client[0] if self.client else "?"),
+                    )
+                    self.conn.send_close(1007)
+                    self.handle_parser_exception()
+                    return
+        super().send_receive_event_to_app()
 
 
 def guarded_protocols(
