@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import start_server  # noqa: E402
+from _common import start_server
 
 REPO = Path(__file__).resolve().parents[1]
 
