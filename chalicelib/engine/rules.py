@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .actions import ActionRequest, BidAction, LiarAction
+from .commands import CallLiar, Command, PlaceBid
 from .errors import InvalidAction, NoBidToChallenge
 from .events import BidPlaced, LiarCalled, Move
 from .state import WILD, Bid, Die, RevealRow
@@ -106,9 +107,13 @@ class RuleSystem(Protocol):
         ...
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
-        """Validate and apply the acting player's turn action (raise before changing anything)."""
+        """Check and apply the acting player's turn command (raise before changing anything).
+
+        The command is typed (one of the system's ``action_bodies`` built it): the system
+        checks the rules, never the types.
+        """
         ...
 
     def dice_view(self, dice: list[int]) -> list[int | str]:
@@ -206,11 +211,11 @@ class BiddingRules:
             "face": "*" if bid.face == WILD else bid.face,
         }
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, bid: PlaceBid, roller: Roller) -> Bid:
         """Validate a bid and apply its side effects (each system's own)."""
         raise NotImplementedError
 
-    def bid_extras(self, room: Table, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+    def bid_extras(self, room: Table, player: Player, bid: PlaceBid) -> dict[str, Any]:
         """What a bid announces beside quantity and face (read before ``place_bid`` applies it).
 
         Used only once ``place_bid`` has accepted the action; classic bids announce nothing more.
@@ -222,22 +227,21 @@ class BiddingRules:
         raise NotImplementedError
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
         """A turn is a bid, or Liar! on the current bid."""
         game = room.game
         assert game is not None
-        kind = action.get("type")
-        if kind == "bid":
-            extras = self.bid_extras(room, player, action)
-            bid = self.place_bid(room, player, action, roller)
+        if isinstance(command, PlaceBid):
+            extras = self.bid_extras(room, player, command)
+            bid = self.place_bid(room, player, command, roller)
             event = BidPlaced({**self.bid_view(bid), **extras})
             return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
-        if kind == "liar":
+        if isinstance(command, CallLiar):
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Liar! on")
             return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
-        raise InvalidAction(f"unknown turn action {kind!r}", field="type")
+        raise InvalidAction(f"unknown turn action {command.TYPE!r}", field="type")
 
 
 def reveal_rows(room: Table, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:

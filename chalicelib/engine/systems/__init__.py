@@ -3,14 +3,24 @@
 Each system is a package beside this module that implements ``rules.RuleSystem``; adding a
 system is adding its package and one line below (docs/ARCHITECTURE.md, "How to add a rule
 system"). Everything else (the settings' choices, the turn actions the shared flow accepts,
-the action bodies of the API, the bots' instrumentation) is derived from ``SYSTEMS``.
+the action bodies of the API, the wire models of ``chalicelib.schemas``, the bots'
+instrumentation) is derived from ``SYSTEMS``.
+
+A system outside this package (a plug-in, or the toy system of
+``tests/architecture/test_toy_system.py``) joins through ``LIARS_EXTRA_RULE_SYSTEMS``:
+``module:NAME`` pairs separated by commas, read once when this module is first imported.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import importlib
+import os
+from collections.abc import Mapping
+from typing import Any, Final
 
 from ..actions import ActionRequest
+from ..commands import Command, command_class
+from ..errors import InvalidAction
 from ..rules import RuleSystem
 from .classic import CLASSIC
 from .perudo import PERUDO
@@ -24,6 +34,14 @@ SYSTEMS: Final[dict[str, RuleSystem]] = {
         WILD_STARS,
         POKER,
         PERUDO,
+        *(
+            getattr(importlib.import_module(module), name)
+            for module, _, name in (
+                spec.strip().partition(":")
+                for spec in os.environ.get("LIARS_EXTRA_RULE_SYSTEMS", "").split(",")
+                if spec.strip()
+            )
+        ),
     )
 }
 """Every rule system by its name (the room setting ``rules``); the first is the default."""
@@ -40,6 +58,20 @@ ACTION_BODIES: Final[tuple[type[ActionRequest], ...]] = tuple(
     dict.fromkeys(body for system in SYSTEMS.values() for body in system.action_bodies)
 )
 """The wire schemas of every turn action, in registry order (one per action type)."""
+
+
+def command_of(action: Mapping[str, Any]) -> Command:
+    """The typed command of an action said in its plain form (a bot's, a timeout's, a test's).
+
+    Only types are checked here (a malformed action is refused with ``InvalidAction``); the
+    rule system checks the rules. The edge builds its commands from the request bodies.
+    """
+    cls = command_class(action.get("type"))
+    if cls is None or cls.TYPE not in (*TURN_ACTIONS, "agree", "resign"):
+        raise InvalidAction(
+            "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")), field="type"
+        )
+    return cls.from_action(action)
 
 
 def rule_system(name: str) -> RuleSystem:
