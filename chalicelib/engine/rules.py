@@ -27,6 +27,7 @@ from .commands import CallLiar, Command, PlaceBid
 from .errors import InvalidAction, NoBidToChallenge
 from .events import BidPlaced, LiarCalled, Move
 from .state import WILD, Bid, Die, RevealRow
+from .wire_models import FaceOut, SystemWire
 
 if TYPE_CHECKING:
     from .dice import Roller
@@ -86,13 +87,17 @@ class RuleSystem(Protocol):
     Besides its hooks a system declares: its ``name`` (the ``rules`` setting), the
     ``turn_actions`` it plays (action types answered with a ``turn``), the pydantic
     ``action_bodies`` of those actions (the wire schemas of ``POST …/actions``), and the
-    ``setting_choices``: the settings it owns and their allowed values (each a field of ``model.Settings``).
+    ``setting_choices``: the settings it owns and their allowed values (each a field of
+    ``model.Settings``), and its ``wire``: its settings, table and reveal extras and events as
+    published (``wire_models.SystemWire``).
     """
 
     name: str
     turn_actions: tuple[str, ...]
     action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
+    wire: SystemWire
+    """What the system adds to the published models (``chalicelib.schemas`` composes them)."""
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
@@ -169,6 +174,15 @@ class RuleSystem(Protocol):
         ...
 
 
+BIDDING_WIRE = SystemWire(
+    bid={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+    bid_event={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+    timeout_actions=("bid", "liar"),
+    timeout_action={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+)
+"""What a bidding system publishes: a bid's ``quantity`` and ``face`` (classic adds nothing)."""
+
+
 class BiddingRules:
     """What the bidding systems (classic, Wild Stars) share: dice counts, bids and Liar!.
 
@@ -178,6 +192,7 @@ class BiddingRules:
     turn_actions: tuple[str, ...] = ("bid", "liar")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
+    wire: SystemWire = BIDDING_WIRE
     bot_notes: tuple[str, ...] = ()
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:

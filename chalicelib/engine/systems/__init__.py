@@ -7,14 +7,12 @@ the action bodies of the API, the wire models of ``chalicelib.schemas``, the bot
 instrumentation) is derived from ``SYSTEMS``.
 
 A system outside this package (a plug-in, or the toy system of
-``tests/architecture/test_toy_system.py``) joins through ``LIARS_EXTRA_RULE_SYSTEMS``:
-``module:NAME`` pairs separated by commas, read once when this module is first imported.
+``tests/architecture/test_toy_system.py``) joins with ``register`` before the modules that
+derive from the registry are imported (``model``, ``game``, ``chalicelib.schemas``).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -34,14 +32,6 @@ SYSTEMS: Final[dict[str, RuleSystem]] = {
         WILD_STARS,
         POKER,
         PERUDO,
-        *(
-            getattr(importlib.import_module(module), name)
-            for module, _, name in (
-                spec.strip().partition(":")
-                for spec in os.environ.get("LIARS_EXTRA_RULE_SYSTEMS", "").split(",")
-                if spec.strip()
-            )
-        ),
     )
 }
 """Every rule system by its name (the room setting ``rules``); the first is the default."""
@@ -49,15 +39,30 @@ SYSTEMS: Final[dict[str, RuleSystem]] = {
 DEFAULT_RULES: Final = next(iter(SYSTEMS))
 """The rule system of a room whose settings do not choose one."""
 
-TURN_ACTIONS: Final[tuple[str, ...]] = tuple(
+TURN_ACTIONS: tuple[str, ...] = tuple(
     dict.fromkeys(kind for system in SYSTEMS.values() for kind in system.turn_actions)
 )
 """Every action type answered with a ``turn``, in registry order; each system plays its own."""
 
-ACTION_BODIES: Final[tuple[type[ActionRequest], ...]] = tuple(
+ACTION_BODIES: tuple[type[ActionRequest], ...] = tuple(
     dict.fromkeys(body for system in SYSTEMS.values() for body in system.action_bodies)
 )
 """The wire schemas of every turn action, in registry order (one per action type)."""
+
+
+def register(system: RuleSystem) -> None:
+    """Add a rule system from outside this package (a plug-in's bootstrap).
+
+    Call it right after this module is first imported, before ``model``, ``game`` and
+    ``chalicelib.schemas`` read the registry: they derive their settings, turn actions and
+    published models from it once.
+    """
+    global TURN_ACTIONS, ACTION_BODIES
+    if system.name in SYSTEMS:
+        raise ValueError(f"a rule system named {system.name!r} is registered already")
+    SYSTEMS[system.name] = system
+    TURN_ACTIONS = tuple(dict.fromkeys((*TURN_ACTIONS, *system.turn_actions)))
+    ACTION_BODIES = tuple(dict.fromkeys((*ACTION_BODIES, *system.action_bodies)))
 
 
 def command_of(action: Mapping[str, Any]) -> Command:

@@ -38,6 +38,7 @@ from . import bot, moves
 from .actions import CalzaAction
 from .commands import CallCalza
 from .events import CalzaCalled
+from .wire import WIRE
 
 MAX_PLAYERS: Final = 10
 
@@ -56,6 +57,7 @@ class PerudoRules(BiddingRules):
     """Perudo as docs/RULES.md describes it."""
 
     name = "perudo"
+    wire = WIRE
     turn_actions: tuple[str, ...] = ("bid", "liar", "calza")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction, CalzaAction)
 

@@ -68,6 +68,7 @@ from .hands import (
     hand_rank,
     parse_claim,
 )
+from .wire import WIRE
 
 
 def _positions(raw: tuple[int, ...] | None, name: str) -> list[int]:
@@ -113,6 +114,7 @@ class PokerRules:
     """Poker Liar Dice as docs/RULES.md describes it."""
 
     name = "poker"
+    wire = WIRE
     turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")
     action_bodies: tuple[type[ActionRequest], ...] = (
         ClaimAction,

@@ -31,6 +31,7 @@ from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import WILD, Bid, Player, Reveal, decode_dice, encode_dice
 from . import bot
 from .track import FACES, STAR_FACE, is_raise
+from .wire import WIRE
 
 MAX_PLAYERS = 6
 
@@ -59,6 +60,7 @@ class WildStarsRules(BiddingRules):
     """Wild Stars as docs/RULES.md describes it."""
 
     name = "wild-stars"
+    wire = WIRE
 
     def check_start(self, room: Table) -> None:
         """Wild Stars is played by two to six players."""
