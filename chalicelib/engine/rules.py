@@ -43,10 +43,9 @@ class RoomSettings(Protocol):
     def wildcard_chance(self) -> int: ...
     @property
     def penalty(self) -> str: ...
-    @property
-    def lives(self) -> int: ...
-    @property
-    def dogs_life(self) -> bool: ...
+    def option(self, name: str) -> Any:
+        """One of the system's own settings (declared in ``RuleSystem.setting_defaults``)."""
+        ...
 
 
 class Table(Protocol):
@@ -87,8 +86,8 @@ class RuleSystem(Protocol):
     Besides its hooks a system declares: its ``name`` (the ``rules`` setting), the
     ``turn_actions`` it plays (action types answered with a ``turn``), the pydantic
     ``action_bodies`` of those actions (the wire schemas of ``POST …/actions``), and the
-    ``setting_choices``: the settings it owns and their allowed values (each a field of
-    ``model.Settings``), and its ``wire``: its settings, table and reveal extras and events as
+    ``setting_choices``: the settings it owns and their allowed values, with their
+    ``setting_defaults`` (read with ``room.settings.option(name)``), and its ``wire``: its settings, table and reveal extras and events as
     published (``wire_models.SystemWire``).
     """
 
@@ -96,6 +95,7 @@ class RuleSystem(Protocol):
     turn_actions: tuple[str, ...]
     action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
+    setting_defaults: Mapping[str, Any]
     wire: SystemWire
     """What the system adds to the published models (``chalicelib.schemas`` composes them)."""
 
@@ -192,6 +192,7 @@ class BiddingRules:
     turn_actions: tuple[str, ...] = ("bid", "liar")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
+    setting_defaults: Mapping[str, Any] = {}
     wire: SystemWire = BIDDING_WIRE
     bot_notes: tuple[str, ...] = ()
 

@@ -126,6 +126,7 @@ class PokerRules:
     setting_choices: Mapping[str, tuple[Any, ...]] = MappingProxyType(
         {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
     )
+    setting_defaults: Mapping[str, Any] = MappingProxyType({"lives": 3, "dogs_life": False})
     bot_notes: tuple[str, ...] = bot.NOTES
 
     # -- state helpers --------------------------------------------------------------------
@@ -159,7 +160,7 @@ class PokerRules:
 
     def starting_count(self, settings: RoomSettings) -> int:
         """Players start with the room's lives."""
-        return settings.lives
+        return int(settings.option("lives"))
 
     def dice_view(self, dice: list[int]) -> list[int | str]:
         """Poker faces by name."""
@@ -204,7 +205,7 @@ class PokerRules:
             "holder_id": game.turn_player,
             "exposed": [FACE_NAMES[cup[i] - 1] if i in exposed else None for i in range(5)],
             "rerolls": [{"player_id": p, "count": n} for p, n in x.get("rr", [])],
-            "lives": room.settings.lives,
+            "lives": room.settings.option("lives"),
             "aces_rolls_left": x.get("al"),
         }
 
@@ -345,7 +346,7 @@ class PokerRules:
     def _lose_life(self, room: Table, player: Player, extra: dict[str, Any]) -> None:
         player.dice_count -= 1
         x = self._x(room)
-        if player.dice_count <= 0 and room.settings.dogs_life and "dog" not in x:
+        if player.dice_count <= 0 and room.settings.option("dogs_life") and "dog" not in x:
             player.dice_count = 1
             x["dog"] = player.id
             extra["dogs_life"] = player.id
