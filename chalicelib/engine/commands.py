@@ -12,7 +12,7 @@ build them); the shared ones are here. Bots and timeouts say their actions in th
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from functools import cache
 from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
@@ -118,54 +118,78 @@ def command_class(kind: Any) -> type[Command] | None:
     return _BY_TYPE.get(kind)
 
 
+_WRONG = object()
+"""What a field's checker returns for a value of the wrong type."""
+
+Check = Callable[[Any], Any]
+
+
 @cache
-def _hints(cls: type) -> dict[str, Any]:
-    return get_type_hints(cls)
+def _plan(cls: type) -> tuple[tuple[str, Check, bool], ...]:
+    """Each field of ``cls``: its name, its type's checker and whether it is required."""
+    hints = get_type_hints(cls)
+    return tuple((f.name, _checker(hints[f.name]), f.default is MISSING) for f in fields(cls))
 
 
 def _build(cls: type, data: Mapping[str, Any], skip: tuple[str, ...] = ()) -> Any:
-    known = {f.name for f in fields(cls)}
-    for name in data:
-        if name not in known and name not in skip:
-            raise InvalidAction(f"unknown field {name!r}", field=str(name))
-    hints = _hints(cls)
+    plan = _plan(cls)
     values: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name in data:
-            values[f.name] = _typed(data[f.name], hints[f.name], f.name)
-        elif f.default is MISSING:
-            raise InvalidAction(f"{f.name} is required", field=f.name)
+    for name, check, required in plan:
+        if name in data:
+            value = check(data[name])
+            if value is _WRONG:
+                raise InvalidAction(f"{name} has the wrong type", field=name)
+            values[name] = value
+        elif required:
+            raise InvalidAction(f"{name} is required", field=name)
+    if len(values) + sum(1 for k in skip if k in data) != len(data):
+        known = {name for name, _, _ in plan}
+        extra = next(k for k in data if k not in known and k not in skip)
+        raise InvalidAction(f"unknown field {extra!r}", field=str(extra))
     return cls(**values)
 
 
-def _typed(value: Any, hint: Any, name: str) -> Any:
-    """``value`` as ``hint`` says (lists as tuples, dicts as dataclasses), or InvalidAction."""
+def _checker(hint: Any) -> Check:
+    """A function taking a value to itself as ``hint`` says (lists as tuples, dicts as
+    dataclasses), or to ``_WRONG``."""
     origin = get_origin(hint)
     if origin is Union or origin is types.UnionType:
-        for option in get_args(hint):
-            try:
-                return _typed(value, option, name)
-            except InvalidAction:
-                continue
-        raise InvalidAction(f"{name} has the wrong type", field=name)
+        options = tuple(_checker(option) for option in get_args(hint))
+
+        def union(value: Any) -> Any:
+            for option in options:
+                out = option(value)
+                if out is not _WRONG:
+                    return out
+            return _WRONG
+
+        return union
     if hint is type(None):
-        if value is None:
-            return None
-    elif origin is tuple:
-        item = get_args(hint)[0]
-        if isinstance(value, list | tuple):
-            return tuple(_typed(v, item, name) for v in value)
-    elif is_dataclass(hint) and isinstance(hint, type):
-        if isinstance(value, hint):
-            return value
-        if isinstance(value, Mapping):
-            return _build(hint, value)
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif hint in (str, bool):
-        if isinstance(value, hint):
-            return value
-    else:
-        raise AssertionError(f"a command field of an unsupported type: {hint!r}")
-    raise InvalidAction(f"{name} has the wrong type", field=name)
+        return lambda value: None if value is None else _WRONG
+    if origin is tuple:
+        item = _checker(get_args(hint)[0])
+
+        def sequence(value: Any) -> Any:
+            if not isinstance(value, list | tuple):
+                return _WRONG
+            out = tuple(item(v) for v in value)
+            return _WRONG if _WRONG in out else out
+
+        return sequence
+    if is_dataclass(hint) and isinstance(hint, type):
+        part = hint
+
+        def nested(value: Any) -> Any:
+            if isinstance(value, part):
+                return value
+            if isinstance(value, Mapping):
+                return _build(part, value)
+            return _WRONG
+
+        return nested
+    if hint is int:
+        return lambda value: value if type(value) is int else _WRONG
+    if hint in (str, bool):
+        kind = hint
+        return lambda value: value if isinstance(value, kind) else _WRONG
+    raise AssertionError(f"a command field of an unsupported type: {hint!r}")
