@@ -13,7 +13,7 @@ from typing import Any
 
 from chalicelib.engine.errors import DomainError
 from chalicelib.errors import ApiError, domain_status
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, lobby, play
 from tests.api.conftest import Env
 
 THREADS = 16
@@ -29,7 +29,7 @@ def _race(
     def run(action: dict[str, Any]) -> None:
         barrier.wait()
         try:
-            service.act(caller, room_id, action)
+            play.act(service, caller, room_id, action)
             result = "applied"
         except ApiError as e:
             result = f"{e.status}:{e.code}"
@@ -116,7 +116,7 @@ def test_a_lost_write_answers_409_with_the_current_view(api_env: Env) -> None:
 
     env.store.save_room = save_after_someone_else  # type: ignore[method-assign]
     try:
-        service.set_ready(Caller(ua["id"], ua["name"], False), rid, False)
+        lobby.set_ready(service, Caller(ua["id"], ua["name"], False), rid, False)
         raise AssertionError("the lost write was not refused")
     except ApiError as e:
         assert e.status == 409 and e.code == "conflict"
