@@ -28,6 +28,7 @@ from chalicelib import effects, jsonbody, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
 from chalicelib.service import Deps, Service, source_key
+from chalicelib.service.errors import Unknown
 from chalicelib.settings import get_settings
 from chalicelib.wire import (
     CLIENT_ACTIONS,
@@ -237,11 +238,9 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         done = with_backoff(
             lambda: Service(d).change_room(room_id), what=f"timer of room {room_id}"
         )
-    except ApiError as err:
-        if err.status == 404:
-            log.info("timer for room %s v%s: the room is gone", room_id, version)
-            return {"room_id": room_id, "scheduled_version": version, "gone": True}
-        raise
+    except Unknown:
+        log.info("timer for room %s v%s: the room is gone", room_id, version)
+        return {"room_id": room_id, "scheduled_version": version, "gone": True}
     if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick.

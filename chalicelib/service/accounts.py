@@ -8,11 +8,11 @@ from chalicelib import auth, effects, wire
 from chalicelib import text as text_rules
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room, Status
-from chalicelib.errors import ApiError, unauthorized
 from chalicelib.ports import UserRecord
 from chalicelib.service import limits
 from chalicelib.service.callers import Caller
 from chalicelib.service.core import Event, JsonDict, Service
+from chalicelib.service.errors import Clash, InvalidInput, NotSignedIn, ServiceError
 from chalicelib.service.invitations import live_invitations
 
 
@@ -49,8 +49,8 @@ def _refuse_lookalike(svc: Service, name: str) -> None:
     """400 ``name_taken`` for a guest name that reads as a registered username."""
     candidate = text_rules.username_lookalike(name)
     if candidate is not None and svc.store.get_user_by_username(candidate) is not None:
-        raise ApiError(
-            400, "name_taken", "that name reads as a registered user's name", field="name"
+        raise InvalidInput(
+            "that name reads as a registered user's name", code="name_taken", field="name"
         )
 
 
@@ -59,7 +59,7 @@ def register(svc: Service, username: str, password: str, source: str = "unknown"
     text_rules.check_display_name(username, "username")
     limits.hit(svc, limits.REGISTER, limits.source_key(source))
     if svc.store.get_user_by_username(username) is not None:
-        raise ApiError(409, "username_taken", "that username is taken", field="username")
+        raise Clash("that username is taken", code="username_taken", field="username")
     uid = "u" + secrets.token_hex(8)
     user = svc.store.create_user(
         uid, username, auth.hash_password(password), False, username, now_ms=svc.now()
@@ -81,9 +81,9 @@ def login(svc: Service, username: str, password: str, source: str = "unknown") -
     user = svc.store.get_user_by_username(username)
     if user is None or user.password_hash is None:
         auth.burn_password_check(password)
-        raise unauthorized("wrong username or password", "bad_credentials")
+        raise NotSignedIn("wrong username or password", code="bad_credentials")
     if not auth.verify_password(user.password_hash, password):
-        raise unauthorized("wrong username or password", "bad_credentials")
+        raise NotSignedIn("wrong username or password", code="bad_credentials")
     # Giving the attempts back is bookkeeping: a fault there must not refuse the owner.
     svc.run_effects([effects.Refund(pair, window, now), effects.Refund(per_source, window, now)])
     if auth.needs_rehash(user.password_hash):
@@ -126,7 +126,7 @@ def set_preferences(svc: Service, caller: Caller, mode: str, room_id: str | None
 
         try:
             svc.change_room(rid, change)
-        except ApiError:
+        except ServiceError:
             continue
     return {"preferences": wire.preferences(mode)}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from chalicelib import auth
-from chalicelib.errors import forbidden, unauthorized
 from chalicelib.ports import UserRecord
+from chalicelib.service.errors import NotAllowed, NotSignedIn
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ def caller_from_header(header: str | None) -> Caller | None:
         return None
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise unauthorized("use Authorization: Bearer <token>", "invalid_token")
+        raise NotSignedIn("use Authorization: Bearer <token>", code="invalid_token")
     claims = auth.verify_token(token.strip())
     return Caller(claims.user_id, claims.name, claims.guest)
 
@@ -34,7 +34,7 @@ def caller_from_header(header: str | None) -> Caller | None:
 def require(caller: Caller | None) -> Caller:
     """A signed-in caller (registered or guest), else 401."""
     if caller is None:
-        raise unauthorized()
+        raise NotSignedIn("sign in first")
     return caller
 
 
@@ -42,5 +42,5 @@ def require_registered(caller: Caller | None, what: str) -> Caller:
     """A registered caller, else 401 (signed out) or 403 (guest)."""
     c = require(caller)
     if c.guest:
-        raise forbidden(f"guests cannot {what}; register first", "guest_not_allowed")
+        raise NotAllowed(f"guests cannot {what}; register first", code="guest_not_allowed")
     return c

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from chalicelib import effects, wire
 from chalicelib import text as text_rules
-from chalicelib.errors import ApiError
 from chalicelib.service import limits
 from chalicelib.service.callers import Caller
 from chalicelib.service.core import JsonDict, Service
+from chalicelib.service.errors import InvalidInput
 
 PAGE = 50
 """Messages per answer."""
@@ -16,7 +16,7 @@ PAGE = 50
 def chat(svc: Service, room_id: str, after: str | None) -> JsonDict:
     """Messages in order (the latest 50, or the 50 after ``after``)."""
     if after is not None and (len(after) > 64 or not after.isprintable()):
-        raise ApiError(400, "invalid_input", "after must be a message id", field="after")
+        raise InvalidInput("after must be a message id", field="after")
     svc.load(room_id)
     return {"messages": [wire.chat_message(m) for m in svc.store.list_chat(room_id, after, PAGE)]}
 
@@ -25,12 +25,11 @@ def post_chat(svc: Service, caller: Caller, room_id: str, body: str) -> JsonDict
     """A registered user posts (length and rate limited); pushed to everyone watching."""
     clean = text_rules.clean_chat(body)
     if not clean:
-        raise ApiError(400, "invalid_input", "text must not be empty", field="text")
+        raise InvalidInput("text must not be empty", field="text")
     if len(clean) > svc.cfg.chat_max_length:
-        raise ApiError(
-            400,
-            "too_long",
+        raise InvalidInput(
             f"text is limited to {svc.cfg.chat_max_length} characters",
+            code="too_long",
             field="text",
         )
     svc.load(room_id)

@@ -40,7 +40,6 @@ from chalicelib.engine.dice import Roller
 from chalicelib.engine.errors import DomainError
 from chalicelib.engine.model import Room, Status
 from chalicelib.engine.views import iso
-from chalicelib.errors import ApiError, conflict, not_found, unauthorized
 from chalicelib.ports import (
     RatedOutcome,
     RatingsWrite,
@@ -54,6 +53,7 @@ from chalicelib.ports import (
     VersionConflict,
 )
 from chalicelib.service.callers import Caller
+from chalicelib.service.errors import Clash, NotSignedIn, Unknown
 from chalicelib.settings import Settings, get_settings
 
 log = logging.getLogger("chalicelib.service")
@@ -155,7 +155,7 @@ class Service:
         """The stored user; 401 ``unknown_user`` when it is gone."""
         user = self.store.get_user(user_id)
         if user is None:
-            raise unauthorized("this account no longer exists", "unknown_user")
+            raise NotSignedIn("this account no longer exists", code="unknown_user")
         return user
 
     def ref(self, caller: Caller) -> lobby.UserRef:
@@ -168,7 +168,7 @@ class Service:
     def load(self, room_id: str) -> tuple[Room, int]:
         stored = self.store.get_room(room_id)
         if stored is None:
-            raise not_found("no such room", "unknown_room")
+            raise Unknown("no such room", code="unknown_room")
         return Room.from_dict(stored.state), stored.version
 
     def _finish_ratings(
@@ -301,14 +301,14 @@ class Service:
             released = True
         return released
 
-    def lost_race(self, current: StoredRoom | None, user_id: str | None) -> ApiError:
+    def lost_race(self, current: StoredRoom | None, user_id: str | None) -> Clash:
         """409 for a client whose write lost a race, carrying their view of the room now."""
         observability.conflict()
         shown = None
         if current is not None:
             shown = self.view(Room.from_dict(current.state), current.version, user_id)
-        return conflict(
-            "the room changed while your request was in flight; nothing was applied", shown
+        return Clash(
+            "the room changed while your request was in flight; nothing was applied", room=shown
         )
 
     def change_room(
@@ -327,7 +327,7 @@ class Service:
         with its deadlines applied, before the change runs; ``change`` itself does no I/O.
         ``admit`` counts a client's change against its rate limit once the rules accepted it,
         before the write: a change the rules refuse is not counted, and one the limit refuses
-        (its ``ApiError``) writes nothing, not even the deadlines that passed.
+        (its ``TooMany``) writes nothing, not even the deadlines that passed.
 
         With a ``caller``, it is that client's change: one read and one write (even if nothing
         changed), and a lost race is a 409 with the caller's view of the room now. Without
@@ -342,7 +342,7 @@ class Service:
         stored = self.store.get_room(room_id)
         for _ in range(1 if caller is not None else SERVER_RETRIES):
             if stored is None:
-                raise not_found("no such room", "unknown_room")
+                raise Unknown("no such room", code="unknown_room")
             room, version = Room.from_dict(stored.state), stored.version
             before = room.status
             invited = list(room.invited)
@@ -370,7 +370,7 @@ class Service:
                     raise self.lost_race(lost.current, caller.user_id) from None
                 observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
-        raise conflict("the room is busy; try again")
+        raise Clash("the room is busy; try again")
 
     def _with_effects(self, done: Committed) -> Committed:
         """Run a committed change's effects; the committed value."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from chalicelib import effects
 from chalicelib.engine import room as lobby
 from chalicelib.engine.model import Room, Status
-from chalicelib.errors import ApiError, forbidden, not_found
 from chalicelib.service.callers import Caller
 from chalicelib.service.core import Event, JsonDict, Service
+from chalicelib.service.errors import NotAllowed, TooMany, Unknown
 from chalicelib.service.lobby import admit_lobby_action
 
 
@@ -33,28 +33,26 @@ def invite(svc: Service, caller: Caller, room_id: str, username: str) -> JsonDic
     room, _ = svc.load(room_id)
     seat = room.player_of_user(caller.user_id)
     if seat is None or seat.id != room.host_id:
-        raise forbidden("only the host may invite", "not_host")
+        raise NotAllowed("only the host may invite", code="not_host")
     invitee = svc.store.get_user_by_username(username)
     if invitee is None or invitee.guest:
-        raise not_found("no registered user has that username", "unknown_user")
+        raise Unknown("no registered user has that username", code="unknown_user")
     invitee_id = invitee.id
     held = live_invitations(svc, invitee_id)
     if room_id not in {inv["room_id"] for inv in held} and (
         len(held) >= svc.cfg.invitations_per_user
     ):
-        raise ApiError(
-            429,
-            "too_many_invitations",
+        raise TooMany(
             "that user already holds the maximum number of invitations",
+            code="too_many_invitations",
             field="username",
         )
 
     def change(r: Room) -> list[Event]:
         if invitee_id not in r.invited and len(r.invited) >= svc.cfg.invitations_per_room:
-            raise ApiError(
-                429,
-                "too_many_invitations",
+            raise TooMany(
                 f"a room holds at most {svc.cfg.invitations_per_room} invitations",
+                code="too_many_invitations",
                 field="username",
             )
         lobby.invite(r, host, invitee_id)

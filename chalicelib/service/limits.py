@@ -13,7 +13,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import rate_limited
+from chalicelib.service.errors import TooMany
 
 if TYPE_CHECKING:
     from chalicelib.service.core import Service
@@ -117,8 +117,8 @@ def hit(svc: Service, limit: Limit, *parts: str) -> str:
     key = limit.key(*parts)
     now, window = svc.now(), limit.seconds(svc.cfg)
     if not svc.store.hit(key, limit.allowed(svc.cfg), window, now):
-        raise rate_limited(
-            limit.message, limit.code, retry_after=seconds_until_window_ends(window, now)
+        raise TooMany(
+            limit.message, code=limit.code, retry_after=seconds_until_window_ends(window, now)
         )
     return key
 

@@ -16,11 +16,11 @@ from typing import Any
 from chalicelib import effects, wire
 from chalicelib.engine import room as lobby
 from chalicelib.engine.model import Room, Status
-from chalicelib.errors import ApiError
 from chalicelib.ports import NewRoom, VersionConflict
 from chalicelib.service import limits
 from chalicelib.service.callers import Caller
 from chalicelib.service.core import Event, JsonDict, Service, summary
+from chalicelib.service.errors import InvalidInput, TooMany
 
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
 
@@ -46,12 +46,7 @@ def list_rooms(svc: Service, status: str | None) -> JsonDict:
     """The lobby list."""
     wanted = status or "waiting"
     if wanted not in LOBBY_STATUSES:
-        raise ApiError(
-            400,
-            "invalid_input",
-            f"status must be one of: {', '.join(LOBBY_STATUSES)}",
-            field="status",
-        )
+        raise InvalidInput(f"status must be one of: {', '.join(LOBBY_STATUSES)}", field="status")
     return {"rooms": [wire.lobby_entry(s, wanted) for s in svc.store.list_rooms(wanted)]}
 
 
@@ -115,7 +110,7 @@ def join(svc: Service, caller: Caller, room_id: str, passcode: str | None) -> Js
     def admit() -> None:
         try:
             count()
-        except ApiError:
+        except TooMany:
             # The rules let the join in, so any passcode was right: its attempt goes back.
             window = svc.cfg.passcode_room_window_seconds
             svc.run_effects([effects.Refund(k, window, svc.now()) for k in refund])

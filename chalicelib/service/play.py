@@ -7,9 +7,9 @@ from chalicelib.engine import ratings as elo
 from chalicelib.engine.commands import Command
 from chalicelib.engine.errors import NotAPlayer
 from chalicelib.engine.model import Room
-from chalicelib.errors import ApiError, forbidden
 from chalicelib.service.callers import Caller
 from chalicelib.service.core import Event, JsonDict, Service
+from chalicelib.service.errors import Clash, NotAllowed
 
 
 def get_room(svc: Service, room_id: str, caller: Caller | None) -> JsonDict:
@@ -38,9 +38,9 @@ def elo_preview(svc: Service, caller: Caller, room_id: str, order: list[str]) ->
     """The rating changes a complete finishing order would produce (participants only)."""
     room = svc.change_room(room_id).room
     if room.player_of_user(caller.user_id) is None:
-        raise forbidden("only participants may preview ratings", "not_a_member")
+        raise NotAllowed("only participants may preview ratings", code="not_a_member")
     if room.game is None:
-        raise ApiError(409, "not_started", "the game has not started")
+        raise Clash("the game has not started", code="not_started")
     uids = [p.user_id for p in room.players if not p.is_bot and p.user_id]
     ratings = svc.store.get_ratings(uids) if room.rated else {}
     return {"changes": elo.changes_for_order(room, order, ratings)}

@@ -6,8 +6,8 @@ from chalicelib import wire
 from chalicelib.engine import records as round_records
 from chalicelib.engine.model import Status
 from chalicelib.engine.views import room_view
-from chalicelib.errors import ApiError, not_found
 from chalicelib.service.core import LEADERBOARD_MIN_GAMES, JsonDict, Service
+from chalicelib.service.errors import InvalidInput, Unknown
 
 LEADERBOARD_DEFAULT = 20
 LEADERBOARD_MAX = 100
@@ -32,11 +32,8 @@ def leaderboard(svc: Service, limit: str | None) -> JsonDict:
     n = LEADERBOARD_DEFAULT
     if limit is not None:
         if not (limit.isascii() and limit.isdigit()) or not 1 <= int(limit) <= LEADERBOARD_MAX:
-            raise ApiError(
-                400,
-                "invalid_input",
-                f"limit must be a whole number from 1 to {LEADERBOARD_MAX}",
-                field="limit",
+            raise InvalidInput(
+                f"limit must be a whole number from 1 to {LEADERBOARD_MAX}", field="limit"
             )
         n = int(limit)
     rows = [r for r in svc.store.leaderboard(n) if r["games"] >= LEADERBOARD_MIN_GAMES]
@@ -50,7 +47,7 @@ def profile(svc: Service, username: str) -> JsonDict:
     """
     user = svc.store.get_user_by_username(username)
     if user is None or user.guest or user.username is None:
-        raise not_found("no registered user has that username", "unknown_user")
+        raise Unknown("no registered user has that username", code="unknown_user")
     stats = svc.store.get_player_stats(user.id)
     recent = svc.store.list_rated_games(user.id, PROFILE_RECENT_GAMES)
     listed = stats.games >= LEADERBOARD_MIN_GAMES

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from chalicelib.engine.errors import Forbidden
-from chalicelib.errors import ApiError, to_response
+from chalicelib.errors import service_status, to_response
 from chalicelib.ports import RoomLimitReached, Unavailable
 from chalicelib.service import chat, invitations, lobby
+from chalicelib.service.errors import TooMany
 from tests.service.conftest import Table
 
 
@@ -59,9 +60,9 @@ def test_wrong_passcodes_are_limited_per_user_and_the_refusal_changes_nothing(
         with pytest.raises(Forbidden):
             lobby.join(table.service, b, rid, "0000")
     _, version = table.room(rid)
-    with pytest.raises(ApiError) as limited:
+    with pytest.raises(TooMany) as limited:
         lobby.join(table.service, b, rid, "1234")  # even the right one, once the limit is reached
-    assert (limited.value.status, limited.value.code) == (429, "rate_limited")
+    assert (service_status(limited.value), limited.value.code) == (429, "rate_limited")
     room, now = table.room(rid)
     assert now == version and room.player_of_user(b.user_id) is None
 
@@ -78,9 +79,9 @@ def test_the_right_passcode_gives_the_rooms_attempt_back(table: Table) -> None:
         lobby.join(table.service, late, rid, "0000")
     with pytest.raises(Forbidden):
         lobby.join(table.service, table.user("later"), rid, "0000")
-    with pytest.raises(ApiError) as limited:
+    with pytest.raises(TooMany) as limited:
         lobby.join(table.service, table.user("last"), rid, "1234")
-    assert limited.value.status == 429
+    assert service_status(limited.value) == 429
 
 
 def test_chat_is_rate_limited_per_user_and_room(table: Table) -> None:
@@ -90,9 +91,9 @@ def test_chat_is_rate_limited_per_user_and_room(table: Table) -> None:
     for text in ("one", "two"):
         table.clock.advance(1)
         chat.post_chat(table.service, a, rid, text)
-    with pytest.raises(ApiError) as limited:
+    with pytest.raises(TooMany) as limited:
         chat.post_chat(table.service, a, rid, "three")
-    assert limited.value.status == 429
+    assert service_status(limited.value) == 429
     table.clock.advance(1)
     chat.post_chat(table.service, b, rid, "mine")  # another user's budget is their own
     texts = [m["text"] for m in chat.chat(table.service, rid, None)["messages"]]
@@ -105,9 +106,9 @@ def test_a_room_holds_a_limited_number_of_invitations(table: Table) -> None:
     rid = lobby.create_room(table.service, a, {"joining": "approval"})["id"]
     invitations.invite(table.service, a, rid, "bobby")
     invitations.invite(table.service, a, rid, "bobby")  # inviting again is idempotent
-    with pytest.raises(ApiError) as limited:
+    with pytest.raises(TooMany) as limited:
         invitations.invite(table.service, a, rid, "carol")
-    assert (limited.value.status, limited.value.code) == (429, "too_many_invitations")
+    assert (service_status(limited.value), limited.value.code) == (429, "too_many_invitations")
     assert [i["room_id"] for i in table.store.list_invitations(b.user_id)] == [rid]
     assert table.store.list_invitations(c.user_id) == []
 

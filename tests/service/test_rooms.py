@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from chalicelib.engine.errors import Conflict, DomainError
-from chalicelib.errors import ApiError
+from chalicelib.errors import service_status
 from chalicelib.ports import StoredRoom
 from chalicelib.service import accounts, lobby, play
+from chalicelib.service.errors import Clash, Unknown
 from tests.service.conftest import Table
 
 
@@ -93,10 +94,10 @@ def test_a_lost_race_is_a_409_with_the_callers_view_now_and_no_effects(table: Ta
 
     table.store.save_room = save_after_a_rival  # type: ignore[method-assign]
     pushed, scheduled = len(table.notifier.sent), dict(table.timers.scheduled)
-    with pytest.raises(ApiError) as lost:
+    with pytest.raises(Clash) as lost:
         lobby.update_settings(svc, a, rid, {"turn_seconds": 15})
     err = lost.value
-    assert (err.status, err.code) == (409, "conflict")
+    assert (service_status(err), err.code) == (409, "conflict")
     room, version = table.room(rid)
     assert err.room is not None and err.room["version"] == version
     assert room.settings.turn_seconds != 15  # nothing of the lost change was applied
@@ -176,13 +177,13 @@ def test_starting_play_gives_each_human_the_continue_mode_remembered_now(table: 
 
 
 def test_an_unknown_room_is_404_and_a_room_that_vanishes_stays_404(table: Table) -> None:
-    with pytest.raises(ApiError) as missing:
+    with pytest.raises(Unknown) as missing:
         play.get_room(table.service, "nope", None)
-    assert (missing.value.status, missing.value.code) == (404, "unknown_room")
+    assert (service_status(missing.value), missing.value.code) == (404, "unknown_room")
     a = table.user("alice")
-    with pytest.raises(ApiError) as missing:
+    with pytest.raises(Unknown) as missing:
         play.act(table.service, a, "nope", {"type": "resign"})
-    assert missing.value.status == 404
+    assert service_status(missing.value) == 404
 
 
 def test_the_stored_room_is_the_one_the_answer_shows(table: Table) -> None:
