@@ -13,7 +13,7 @@ dependencies and call one use case.
 from __future__ import annotations
 
 from chalicelib.service.callers import Caller, caller_from_header, require, require_registered
-from chalicelib.service.core import Committed, Deps, RoomChange, Service
+from chalicelib.service.core import Committed, Deps, RoomChange, Service, Then
 from chalicelib.service.limits import source_key
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Deps",
     "RoomChange",
     "Service",
+    "Then",
     "caller_from_header",
     "require",
     "require_registered",

@@ -85,7 +85,7 @@ def login(svc: Service, username: str, password: str, source: str = "unknown") -
     if not auth.verify_password(user.password_hash, password):
         raise NotSignedIn("wrong username or password", code="bad_credentials")
     # Giving the attempts back is bookkeeping: a fault there must not refuse the owner.
-    svc.run_effects([effects.Refund(pair, window, now), effects.Refund(per_source, window, now)])
+    svc.after([effects.Refund(pair, window, now), effects.Refund(per_source, window, now)])
     if auth.needs_rehash(user.password_hash):
         svc.store.set_password_hash(user.id, auth.hash_password(password))
     return _session(svc, user)

@@ -39,5 +39,5 @@ def post_chat(svc: Service, caller: Caller, room_id: str, body: str) -> JsonDict
     limits.hit(svc, limits.CHAT_USER, user.id)
     stored = svc.store.append_chat(room_id, user.id, user.name, clean, svc.now())
     message = wire.chat_message(stored)
-    svc.run_effects([effects.PublishChat(room_id, message)])
+    svc.after([effects.PublishChat(room_id, message)])
     return message

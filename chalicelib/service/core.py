@@ -26,8 +26,9 @@ dependencies, the settings and this core): ``accounts``, ``lobby``, ``invitation
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -113,6 +114,11 @@ class Committed:
     effects: tuple[effects.Effect, ...] = ()
 
 
+Then = Callable[[Committed], Sequence[effects.Effect]]
+"""The effects a use case adds to its committed change (a refund, an invitation to add or to
+remove, a released slot), planned from what was committed; they run after the write's own."""
+
+
 class Service:
     """The dependencies, the settings and the one room change the use cases share.
 
@@ -141,8 +147,21 @@ class Service:
         """The caller's view of what a change committed."""
         return self.view(done.room, done.version, user_id)
 
-    def run_effects(self, planned: Iterable[effects.Effect]) -> None:
-        """Run effects planned outside a room write (a refund, a chat push)."""
+    def finish(self, done: Committed, then: Then | None = None) -> Committed:
+        """Add the use case's own effects (``then``) to what ``done`` planned, run them all in
+        order, and return the committed value with every effect it ran on it."""
+        if then is not None:
+            done = dataclasses.replace(done, effects=(*done.effects, *then(done)))
+        self._execute(done.effects)
+        return done
+
+    def after(self, planned: Sequence[effects.Effect]) -> None:
+        """Run the effects of a use case that writes no room (a sign-in's refunds, a chat
+        message's push, a stale invitation's removal) through the same executor."""
+        self._execute(planned)
+
+    def _execute(self, planned: Iterable[effects.Effect]) -> None:
+        """The one call of the executor (``effects.run``): every effect of every use case."""
         effects.run(self.deps, planned)
 
     # --- users ------------------------------------------------------------------------
@@ -319,9 +338,10 @@ class Service:
         caller: Caller | None = None,
         gather: Callable[[Room], None] | None = None,
         admit: Callable[[], None] | None = None,
+        then: Then | None = None,
     ) -> Committed:
         """The one room change: read, advance, ``gather``, ``change``, ``admit``, conditional
-        write, effects.
+        write, effects (the write's, then the use case's own: ``then``).
 
         ``gather`` makes the reads and rate-limit counts the change needs, on the room as read
         with its deadlines applied, before the change runs; ``change`` itself does no I/O.
@@ -354,25 +374,24 @@ class Service:
             except DomainError:
                 if advanced:
                     with contextlib.suppress(VersionConflict):
-                        self._with_effects(self._commit(room, version, before, advanced, invited))
+                        self.finish(self._commit(room, version, before, advanced, invited))
                 else:
-                    effects.run(self.deps, [effects.RepairWakeUp(room, version)])
+                    self.finish(
+                        Committed(room, version, effects=(effects.RepairWakeUp(room, version),))
+                    )
                 raise
             if admit is not None:
                 admit()
             if caller is None and not events and room.to_dict() == stored.state:
-                effects.run(self.deps, [effects.RepairWakeUp(room, version)])
-                return Committed(room, version)
+                repair = (effects.RepairWakeUp(room, version),)
+                return self.finish(Committed(room, version, effects=repair))
             try:
-                return self._with_effects(self._commit(room, version, before, events, invited))
+                done = self._commit(room, version, before, events, invited)
             except VersionConflict as lost:
                 if caller is not None:
                     raise self.lost_race(lost.current, caller.user_id) from None
                 observability.conflict()
                 stored = lost.current if lost.current is not None else self.store.get_room(room_id)
+                continue
+            return self.finish(done, then)
         raise Clash("the room is busy; try again")
-
-    def _with_effects(self, done: Committed) -> Committed:
-        """Run a committed change's effects; the committed value."""
-        effects.run(self.deps, done.effects)
-        return done

@@ -6,7 +6,7 @@ from chalicelib import effects
 from chalicelib.engine import room as lobby
 from chalicelib.engine.model import Room, Status
 from chalicelib.service.callers import Caller
-from chalicelib.service.core import Event, JsonDict, Service
+from chalicelib.service.core import Committed, Event, JsonDict, Service
 from chalicelib.service.errors import NotAllowed, TooMany, Unknown
 from chalicelib.service.lobby import admit_lobby_action
 
@@ -23,7 +23,7 @@ def live_invitations(svc: Service, user_id: str) -> list[JsonDict]:
         if stored is not None and stored.state.get("status") == Status.WAITING.value:
             live.append(inv)
         else:
-            svc.run_effects([effects.RemoveInvitation(user_id, str(inv["room_id"]))])
+            svc.after([effects.RemoveInvitation(user_id, str(inv["room_id"]))])
     return live
 
 
@@ -58,9 +58,13 @@ def invite(svc: Service, caller: Caller, room_id: str, username: str) -> JsonDic
         lobby.invite(r, host, invitee_id)
         return []
 
-    done = svc.change_room(room_id, change, caller=caller, admit=admit_lobby_action(svc, caller))
-    host_seat = done.room.host
-    host_name = host_seat.name if host_seat else caller.name
-    # Required, after the room's write: a fault that remains is a 503, safe to repeat.
-    svc.run_effects([effects.AddInvitation(invitee_id, room_id, host_name, svc.now())])
+    def then(done: Committed) -> list[effects.Effect]:
+        host_seat = done.room.host
+        host_name = host_seat.name if host_seat else caller.name
+        # Required, after the room's write: a fault that remains is a 503, safe to repeat.
+        return [effects.AddInvitation(invitee_id, room_id, host_name, svc.now())]
+
+    done = svc.change_room(
+        room_id, change, caller=caller, admit=admit_lobby_action(svc, caller), then=then
+    )
     return svc.answer(done, caller.user_id)

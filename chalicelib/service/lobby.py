@@ -19,8 +19,15 @@ from chalicelib.engine.model import Room, Status
 from chalicelib.ports import NewRoom, VersionConflict
 from chalicelib.service import limits
 from chalicelib.service.callers import Caller
-from chalicelib.service.core import Event, JsonDict, Service, summary
+from chalicelib.service.core import Committed, Event, JsonDict, Service, summary
 from chalicelib.service.errors import InvalidInput, TooMany
+from chalicelib.service.events import (
+    JoinRequested,
+    PlayerJoined,
+    RoomCreated,
+    RoomRecreated,
+    record,
+)
 
 LOBBY_STATUSES = ("waiting", "playing", "finished", "closed")
 
@@ -65,9 +72,11 @@ def create_room(svc: Service, caller: Caller, settings: JsonDict | None) -> Json
             max_open=svc.cfg.max_rooms_per_user,
         ),
     )
-    created = [{"type": "room_created", "at": svc.now()}]
-    svc.run_effects(effects.plan(room, version, created))
-    return svc.view(room, version, user.id)
+    created = [record(RoomCreated(svc.now()))]
+    done = svc.finish(
+        Committed(room, version, created, tuple(effects.plan(room, version, created)))
+    )
+    return svc.answer(done, user.id)
 
 
 def update_settings(svc: Service, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
@@ -102,8 +111,8 @@ def join(svc: Service, caller: Caller, room_id: str, passcode: str | None) -> Js
 
     def change(room: Room) -> list[Event]:
         outcome = lobby.join(room, user, passcode, max_players=svc.cfg.max_players_per_room)
-        kind = "join_requested" if outcome == "pending" else "player_joined"
-        return [{"type": kind, "user_id": user.id, "at": svc.now()}]
+        kind = JoinRequested if outcome == "pending" else PlayerJoined
+        return [record(kind(user.id, svc.now()))]
 
     count = admit_lobby_action(svc, caller)
 
@@ -113,18 +122,20 @@ def join(svc: Service, caller: Caller, room_id: str, passcode: str | None) -> Js
         except TooMany:
             # The rules let the join in, so any passcode was right: its attempt goes back.
             window = svc.cfg.passcode_room_window_seconds
-            svc.run_effects([effects.Refund(k, window, svc.now()) for k in refund])
+            svc.after([effects.Refund(k, window, svc.now()) for k in refund])
             raise
 
+    def then(done: Committed) -> list[effects.Effect]:
+        # The right passcode gives its attempt back: the room's budget counts wrong ones.
+        window = svc.cfg.passcode_room_window_seconds
+        out: list[effects.Effect] = [effects.Refund(key, window, svc.now()) for key in refund]
+        if done.room.player_of_user(user.id) is not None:
+            out.append(effects.RemoveInvitation(user.id, room_id))
+        return out
+
     done = svc.change_room(
-        room_id, change, caller=caller, gather=count_passcode_attempt, admit=admit
+        room_id, change, caller=caller, gather=count_passcode_attempt, admit=admit, then=then
     )
-    # The right passcode gives its attempt back: the room's budget counts wrong ones.
-    window = svc.cfg.passcode_room_window_seconds
-    then: list[effects.Effect] = [effects.Refund(key, window, svc.now()) for key in refund]
-    if done.room.player_of_user(user.id) is not None:
-        then.append(effects.RemoveInvitation(user.id, room_id))
-    svc.run_effects(then)
     return svc.answer(done, user.id)
 
 
@@ -148,8 +159,8 @@ def leave(svc: Service, caller: Caller, room_id: str) -> JsonDict:
         lambda r: _run(lobby.leave, r, user),
         caller=caller,
         admit=admit_lobby_action(svc, caller),
+        then=lambda _: [effects.ReleaseRoom(user.id, room_id)],
     )
-    svc.run_effects([effects.ReleaseRoom(user.id, room_id)])
     return svc.answer(done, user.id)
 
 
@@ -175,7 +186,7 @@ def approve(svc: Service, caller: Caller, room_id: str, user_id: str) -> JsonDic
         seat = room.player_of_user(user_id)
         if seat is not None and requester is not None:
             seat.continue_mode = requester.continue_mode
-        return [{"type": "player_joined", "user_id": user_id, "at": svc.now()}]
+        return [record(PlayerJoined(user_id, svc.now()))]
 
     done = svc.change_room(room_id, change, caller=caller, admit=admit_lobby_action(svc, caller))
     return svc.answer(done, caller.user_id)
@@ -284,8 +295,10 @@ def recreate(svc: Service, caller: Caller, room_id: str) -> JsonDict:
         )
     except VersionConflict as lost:
         raise svc.lost_race(lost.current, user.id) from None
-    recreated = [{"type": "room_recreated", "room_id": new.id, "at": svc.now()}]
-    svc.run_effects(effects.plan(room, old_version, recreated) + effects.plan(new, 1, []))
+    recreated = [record(RoomRecreated(new.id, svc.now()))]
+    planned = effects.plan(room, old_version, recreated) + effects.plan(new, 1, [])
+    # One write made both rooms: the old one's effects, then the new one's.
+    svc.finish(Committed(room, old_version, recreated, tuple(planned)))
     return svc.view(new, 1, user.id)
 
 

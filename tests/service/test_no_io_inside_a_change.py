@@ -19,6 +19,7 @@ from chalicelib.service import (
     lobby,
     play,
 )
+from chalicelib.service.core import Then
 from tests.service.conftest import Table
 
 
@@ -56,6 +57,7 @@ class WatchedService(Service):
         caller: Caller | None = None,
         gather: Callable[[Room], None] | None = None,
         admit: Callable[[], None] | None = None,
+        then: Then | None = None,
     ) -> Committed:
         watched = None
         if change is not None:
@@ -68,7 +70,9 @@ class WatchedService(Service):
                 finally:
                     self.guard.inside = False
 
-        return super().change_room(room_id, watched, caller=caller, gather=gather, admit=admit)
+        return super().change_room(
+            room_id, watched, caller=caller, gather=gather, admit=admit, then=then
+        )
 
 
 def test_no_room_use_case_touches_the_store_inside_its_change(table: Table) -> None:
