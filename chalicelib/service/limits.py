@@ -92,6 +92,11 @@ PASSCODE_ROOM = Limit(
 CHAT = Limit("chat", "chat_rate", "chat_window_seconds", ("room", "user"), _CHAT)
 CHAT_USER = Limit("chat-user", "chat_user_rate", "chat_window_seconds", ("user",), _CHAT)
 """Chat in all rooms together, so the per-room limit is not multiplied by the rooms."""
+CONNECT = Limit(
+    "connect-src", "connects_per_source", "connect_window_seconds", ("source",),
+    "too many new connections from your address; try again later",
+)  # fmt: skip
+"""New WebSocket connections per source address (``realtime.connect`` refuses the handshake)."""
 
 LIMITS: tuple[Limit, ...] = (
     GUEST,
@@ -105,6 +110,7 @@ LIMITS: tuple[Limit, ...] = (
     PASSCODE_ROOM,
     CHAT,
     CHAT_USER,
+    CONNECT,
 )
 """Every rate limit the use cases count."""
 
