@@ -4,11 +4,14 @@ Every room change is ``change_room``: it reads the room item once, runs ``advanc
 so every passed deadline is applied first, makes the reads and rate-limit counts the change
 needs (``gather``), runs the change (one engine transition, pure given the room, the clock,
 the dice and what ``gather`` found), and writes the item back under the version it read
-(``RoomStore.save_room``). A lost race on a client's action is a 409 carrying the caller's view
-of the room as it is now; server-driven changes (viewing, tick, timers, preferences) retry on
-the version they find, and write nothing when nothing changed. The write returns a
-``Committed`` value (room, version, events, its planned effects); only then do the effects run
-(``chalicelib.effects``: pushes, wake-ups, releases, invitation bookkeeping). The service never
+(``RoomStore.save_room``). Two policies: a client's change (the *caller's* policy) reads and
+writes once, and a lost race is a 409 carrying the caller's view of the room as it is now;
+a server-driven change (viewing, tick, timers, preferences: the *server's* policy) retries
+on the version it finds, and writes nothing when nothing changed. The write returns a
+``Committed`` value (room, version, events, its planned effects and the use case's own,
+``then``); only then do the effects run, all through ``Service.finish`` (or ``after``, for a
+use case that writes no room) and ``effects.run``: pushes, wake-ups, releases, invitation
+bookkeeping, refunds. The service never
 calls a notifier or a timer itself, and never imports the WebSocket or timer handlers
 (``chalicelib.realtime`` sits above it) nor the wiring (handlers pass the dependencies in).
 
