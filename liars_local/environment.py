@@ -120,10 +120,16 @@ def tune_gc_for_serving() -> None:
     hundred. Measured under ``bench/local.py --games 20``: CPU per action x0.90, p99
     x0.92. Process-wide, so only the ``liars-dice serve`` processes call it, never a test
     that starts a server in its own process.
+
+    The older generations still run every 10 collections of the one below (a full one
+    every 2,000,000 allocations): each WebSocket connection leaves reference cycles
+    (tasks, exceptions with their frames) that only a full collection frees, and with
+    (50, 100) one came so seldom that ``bench/soak.py`` grew the server by 17 MB each round
+    of 2,000 connections (issue 30; docs/OPERATIONS.md has the figures).
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    gc.set_threshold(20_000, 10, 10)
 
 
 @contextlib.contextmanager
