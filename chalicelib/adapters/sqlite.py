@@ -31,7 +31,7 @@ program is refused (``SchemaTooNew``) rather than misread.
 Tables (see docs/STORAGE.md): ``rooms``, ``rounds``, ``open_rooms``, ``users`` (the unique
 ``username_key`` is the lowercased username), ``games``, ``invitations``, ``chat``,
 ``rate_windows``, ``connections``, ``subscriptions``, ``tickets`` (by SHA-256),
-``rated_games`` (profile rows).
+``rated_games`` (profile rows), ``quickplay_tickets`` (``adapters.sqlite_quickplay``).
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ from chalicelib.adapters.dynamo.connections import ticket_key
 from chalicelib.adapters.dynamo.records import DEFAULT_RATING, MAX_RATING_CHANGES
 from chalicelib.adapters.dynamo.rooms import lobby_sort_key
 from chalicelib.adapters.dynamo.users import INVITATION_TTL_SECONDS
+from chalicelib.adapters.sqlite_quickplay import MIGRATION as QUICKPLAY_MIGRATION
+from chalicelib.adapters.sqlite_quickplay import SqliteQuickplay
 from chalicelib.ports import (
     ChatMessage,
     Clock,
@@ -202,6 +204,8 @@ MIGRATIONS: list[tuple[str, ...]] = [
             PRIMARY KEY (user_id, sort_key)
         ) WITHOUT ROWID""",
     ),
+    # 5: quick play's tickets (issue 26).
+    QUICKPLAY_MIGRATION,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -324,7 +328,7 @@ class _WriterLock:
             self._mutex.release()
 
 
-class SqliteStore:
+class SqliteStore(SqliteQuickplay):
     """The Store port on one SQLite file (or a private in-memory database)."""
 
     def __init__(
@@ -1050,6 +1054,7 @@ class SqliteStore:
                 "subscriptions",
                 "connections",
                 "tickets",
+                "quickplay_tickets",
             ):
                 deleted += db.execute(
                     f"DELETE FROM {table} WHERE expires_at <= ?", (now_s,)
