@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import pytest
 
@@ -44,7 +44,11 @@ def _ticket(user: str, rules: str = "classic", since: int = NOW, **kw: object) -
     )
 
 
-def _runner(store: Store) -> Callable[[Callable[[], T]], T]:
+class Runner(Protocol):
+    def __call__(self, call: Callable[[], T]) -> T: ...
+
+
+def _runner(store: Store) -> Runner:
     """Run a call under one lock on moto (not thread-safe), unserialized on SQLite."""
     lock = threading.Lock() if not isinstance(store, SqliteStore) else None
 
@@ -202,41 +206,45 @@ def test_racing_claims_match_each_ticket_once(store: Store) -> None:
             assert got.status == "waiting"
 
 
+def _race_cancel_and_claim(store: Store, run: Runner, n: int) -> None:
+    users = [f"a{n}", f"b{n}"]
+    tickets = [_ticket(u) for u in users]
+    for t in tickets:
+        store.queue_ticket(t, NOW)
+    barrier = threading.Barrier(2)
+    room_id = f"room{n}"
+
+    def claim() -> bool:
+        barrier.wait()
+        try:
+            run(lambda: store.claim_match(tickets, room_id, {"id": room_id}, SUMMARY, 10**10))
+        except MatchLost:
+            return False
+        return True
+
+    def cancel() -> QueueTicket | None:
+        barrier.wait()
+        return run(lambda: store.cancel_ticket(users[0], NOW))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        claimed, cancelled = pool.submit(claim), pool.submit(cancel)
+        won, before = claimed.result(), cancelled.result()
+    assert before is not None
+    now = store.user_ticket(users[0], NOW)
+    if won:
+        assert before.status == "matched" and now is not None and now.room_id == room_id
+        assert store.get_room(room_id) is not None
+    else:
+        assert before.status == "waiting" and now is None
+        assert store.get_room(room_id) is None
+        other = store.user_ticket(users[1], NOW)
+        assert other is not None and other.status == "waiting"
+
+
 def test_cancel_racing_a_claim_either_cancels_or_is_seated(store: Store) -> None:
     run = _runner(store)
     for attempt in range(6):
-        users = [f"a{attempt}", f"b{attempt}"]
-        tickets = [_ticket(u) for u in users]
-        for t in tickets:
-            store.queue_ticket(t, NOW)
-        barrier = threading.Barrier(2)
-        room_id = f"room{attempt}"
-
-        def claim() -> bool:
-            barrier.wait()
-            try:
-                run(lambda: store.claim_match(tickets, room_id, {"id": room_id}, SUMMARY, 10**10))
-            except MatchLost:
-                return False
-            return True
-
-        def cancel() -> QueueTicket | None:
-            barrier.wait()
-            return run(lambda: store.cancel_ticket(users[0], NOW))
-
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            claimed, cancelled = pool.submit(claim), pool.submit(cancel)
-            won, before = claimed.result(), cancelled.result()
-        assert before is not None
-        now = store.user_ticket(users[0], NOW)
-        if won:
-            assert before.status == "matched" and now is not None and now.room_id == room_id
-            assert store.get_room(room_id) is not None
-        else:
-            assert before.status == "waiting" and now is None
-            assert store.get_room(room_id) is None
-            other = store.user_ticket(users[1], NOW)
-            assert other is not None and other.status == "waiting"
+        _race_cancel_and_claim(store, run, attempt)
 
 
 def test_racing_enqueues_of_one_user_keep_one_ticket(store: Store) -> None:
