@@ -782,9 +782,14 @@ class Service:
     def leave(self, caller: Caller, room_id: str) -> JsonDict:
         """Leave a waiting room (or withdraw a request); the host hands over."""
         user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-        done = self.change_room(
-            room_id, lambda r: _run(lobby.leave, r, user), caller=caller, admit=self._lobby(caller)
-        )
+
+        def change(room: Room) -> list[Event]:
+            if room.quickplay:  # a quick-play seat left in the countdown goes to a bot
+                return lobby.leave_countdown(room, user, self.deps.roller, self.now())
+            lobby.leave(room, user)
+            return []
+
+        done = self.change_room(room_id, change, caller=caller, admit=self._lobby(caller))
         effects.run(self.deps, [effects.ReleaseRoom(user.id, room_id)])
         return self._answer(done, user.id)
 
