@@ -57,7 +57,7 @@ def test_twelve_users_at_once_each_sit_at_exactly_one_table(api_env: Env) -> Non
         try:
             caller = service.known(Caller(user["id"], user["name"], False))
             answers[user["id"]] = Quickplay(service).enqueue(caller, "classic", None, "10.0.0.1")
-        except BaseException as err:  # noqa: BLE001 - reported below
+        except BaseException as err:
             errors.append(err)
 
     threads = [threading.Thread(target=play, args=(u,)) for _, u in users]
@@ -72,7 +72,7 @@ def test_twelve_users_at_once_each_sit_at_exactly_one_table(api_env: Env) -> Non
     _wake(env)
     seats: dict[str, list[str]] = {}
     rooms: set[str] = set()
-    for token, user in users:
+    for token, _ in users:
         ticket = env.ok("GET", "/quickplay", token=token)["ticket"]
         assert ticket["status"] == "matched"
         rooms.add(ticket["room_id"])
