@@ -573,12 +573,17 @@ class QueueStore(Protocol):
         state: JsonDict,
         summary: JsonDict,
         matched_expires_at_s: int,
+        *,
+        new: QueueTicket | None = None,
+        now_ms: int = 0,
     ) -> None:
         """In ONE atomic write: mark each ticket matched to ``room_id`` (only if it is still
         waiting with its id) and create the room at version 1.
 
-        Raises MatchLost when any ticket is no longer waiting, RoomExists for a taken id;
-        either way nothing is written.
+        ``new`` is a ticket that never waited (its user's request completed the table): it is
+        stored matched in the same write, unless its user holds a live waiting ticket
+        (TicketHeld, as ``queue_ticket``). Raises MatchLost when any ticket is no longer
+        waiting, RoomExists for a taken id; whatever is raised, nothing is written.
         """
         ...
 

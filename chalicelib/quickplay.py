@@ -31,7 +31,14 @@ from chalicelib.engine.model import Player, Room, Settings, Status
 from chalicelib.engine.systems import SYSTEMS
 from chalicelib.engine.views import iso
 from chalicelib.errors import ApiError, not_found
-from chalicelib.ports import MatchLost, QueueTicket, RoomExists, TicketHeld
+from chalicelib.ports import (
+    MatchLost,
+    QueueTicket,
+    RoomExists,
+    StoreError,
+    TicketHeld,
+    Unavailable,
+)
 from chalicelib.retry import with_backoff
 from chalicelib.service import Caller, Service, source_key, summary
 
@@ -62,6 +69,13 @@ def ticket_out(t: QueueTicket) -> JsonDict:
     if t.group is not None:
         out["play_again"] = t.group
     return out
+
+
+def _waiting(t: QueueTicket) -> matchmaking.Waiting:
+    """A stored ticket as the matcher sees it."""
+    return matchmaking.Waiting(
+        t.id, t.user_id, t.rules, t.since_ms, t.rating, t.group, t.group_size
+    )
 
 
 def match_found(t: QueueTicket, room_id: str) -> JsonDict:
@@ -111,14 +125,20 @@ class Quickplay:
         self, caller: Caller, rules: str, play_again: str | None, source: str = "unknown"
     ) -> tuple[int, JsonDict]:
         """Play now: (status, answer). 202 a new ticket, 200 the ticket already held, 201 a
-        guest's bot table."""
+        guest's bot table.
+
+        The request's own change is ONE store write: the ticket queued, or, when the ticket
+        completes a table, the claim of that table with the ticket in it (never queued). A
+        fault there is a 503 that wrote nothing. What follows (the wake-up, a pass for other
+        tables now due) is after the commit: its faults are logged, never the caller's.
+        """
         self._count(caller, source)
         user = self.svc._user(caller)
         now = self.svc.now()
         held = self._live_ticket(user.id, now)
         if held is not None:
             if held.status == "waiting":
-                self.match()
+                self._quiet_pass()
                 held = self.store.user_ticket(user.id, self.svc.now()) or held
             return 200, {"ticket": ticket_out(held)}
         group, group_size = None, 0
@@ -126,6 +146,7 @@ class Quickplay:
             rules, group_size = self._play_again(user.id, play_again)
             group = play_again
         rating = 1500.0 if user.guest else self.store.get_ratings([user.id])[user.id]
+        wait_s = self.cfg.quickplay_wait_seconds
         ticket = QueueTicket(
             id=secrets.token_hex(8),
             user_id=user.id,
@@ -133,35 +154,69 @@ class Quickplay:
             rules=rules,
             since_ms=now,
             rating=rating,
-            expires_at_s=now // 1000 + self.cfg.quickplay_wait_seconds + WAITING_TTL_GRACE_SECONDS,
+            expires_at_s=now // 1000 + wait_s + WAITING_TTL_GRACE_SECONDS,
             group=group,
             group_size=group_size,
         )
-        if user.guest:
-            # Guests sit at no other person's table: a bot table at once.
-            self.store.queue_ticket(ticket, now)
-            waiting = matchmaking.Waiting(ticket.id, user.id, rules, now, rating)
-            table = matchmaking.Table(
-                self._system_for(rules),
-                (waiting,),
-                self.policy.size(self._system_for(rules)) - 1,
-                "medium",
-            )
-            room_id = self._seat(table, {ticket.id: ticket}, guest=True)
-            matched = replace(ticket, status="matched", room_id=room_id)
-            return 201, {"ticket": ticket_out(matched)}
         try:
-            self.store.queue_ticket(ticket, now)
+            if user.guest:
+                # Guests sit at no other person's table: a bot table at once, in one write.
+                system = self._system_for(rules)
+                alone = matchmaking.Waiting(ticket.id, user.id, rules, now, rating)
+                table = matchmaking.Table(system, (alone,), self.policy.size(system) - 1, "medium")
+                bot_room = self._seat(table, {}, guest=True, new=ticket)
+                matched = replace(ticket, status="matched", room_id=bot_room)
+                return 201, {"ticket": ticket_out(matched)}
+            room_id = self._queue_or_seat(ticket)
         except TicketHeld as err:
             current = err.current or self.store.user_ticket(user.id, now)
             if current is None:
                 raise
             return 200, {"ticket": ticket_out(current)}
-        # The backstop: wake the matcher when this ticket's wait is over.
-        self._arm(ticket.since_ms, now + self.cfg.quickplay_wait_seconds * 1000)
-        self.match()
+        if room_id is None:
+            # The backstop: wake the matcher when this ticket's wait is over.
+            self._arm(ticket.since_ms, now + wait_s * 1000)
+            self._quiet_pass()
         current = self.store.user_ticket(user.id, self.svc.now()) or ticket
         return 202, {"ticket": ticket_out(current)}
+
+    def _queue_or_seat(self, ticket: QueueTicket) -> str | None:
+        """Seat ``ticket`` at once if it completes a table (one claim that stores it matched),
+        else queue it; the room id, or None when it waits."""
+        for _ in range(PASS_ATTEMPTS):
+            now = self.svc.now()
+            tickets = {
+                t.id: t for t in self._waiting_now(now).values() if t.user_id != ticket.user_id
+            }
+            snapshot = [_waiting(t) for t in (*tickets.values(), ticket)]
+            mine = next(
+                (
+                    table
+                    for table in matchmaking.plan(snapshot, now, self.policy)
+                    if any(w.ticket_id == ticket.id for w in table.tickets)
+                ),
+                None,
+            )
+            if mine is None:
+                break
+            try:
+                return self._seat(mine, tickets, new=ticket)
+            except MatchLost:
+                continue  # another request took one of them: look again
+        self.store.queue_ticket(ticket, self.svc.now())
+        return None
+
+    def _waiting_now(self, now: int) -> dict[str, QueueTicket]:
+        """Every waiting ticket of every queue, by id (strongly consistent reads)."""
+        return {t.id: t for queue in QUEUES for t in self.store.waiting_tickets(queue, now)}
+
+    def _quiet_pass(self) -> None:
+        """A matcher pass after the request's own change: its faults are logged, not raised
+        (the tickets it would have seated wait for the next pass or the wake-up)."""
+        try:
+            self.match()
+        except (Unavailable, StoreError):
+            log.warning("a quick-play pass failed; the next request or wake-up matches")
 
     def _system_for(self, rules: str) -> str:
         return next(iter(SYSTEMS)) if rules == matchmaking.ANY else rules
@@ -207,7 +262,7 @@ class Quickplay:
             now = self.svc.now()
             ticket = self.store.user_ticket(caller.user_id, now)
             if ticket is not None and ticket.status == "waiting":
-                self.match()
+                self._quiet_pass()
                 ticket = self.store.user_ticket(caller.user_id, self.svc.now())
             elif ticket is not None and self._live_ticket(caller.user_id, now) is None:
                 ticket = None
@@ -232,17 +287,8 @@ class Quickplay:
         made: list[str] = []
         for _ in range(PASS_ATTEMPTS):
             now = self.svc.now()
-            tickets: dict[str, QueueTicket] = {}
-            for queue in QUEUES:
-                for t in self.store.waiting_tickets(queue, now):
-                    tickets[t.id] = t
-            waiting = [
-                matchmaking.Waiting(
-                    t.id, t.user_id, t.rules, t.since_ms, t.rating, t.group, t.group_size
-                )
-                for t in tickets.values()
-            ]
-            tables = matchmaking.plan(waiting, now, self.policy)
+            tickets = self._waiting_now(now)
+            tables = matchmaking.plan([_waiting(t) for t in tickets.values()], now, self.policy)
             lost = False
             for table in tables:
                 try:
@@ -254,9 +300,16 @@ class Quickplay:
         return made
 
     def _seat(
-        self, table: matchmaking.Table, tickets: dict[str, QueueTicket], guest: bool = False
+        self,
+        table: matchmaking.Table,
+        tickets: dict[str, QueueTicket],
+        guest: bool = False,
+        new: QueueTicket | None = None,
     ) -> str:
-        """Make the table's room and claim its tickets in one write; push ``match_found``."""
+        """Make the table's room and claim its tickets (and ``new``, never queued) in one
+        write; push ``match_found``."""
+        if new is not None:
+            tickets = {**tickets, new.id: new}
         now = self.svc.now()
         starts_at = now + self.cfg.quickplay_countdown_seconds * 1000
         room = Room(
@@ -289,30 +342,35 @@ class Quickplay:
         room.host_id = room.players[0].id
         room.rated = not guest and len(table.tickets) >= 2
         events = game_flow.start_game(room, self.svc.deps.roller, starts_at, self.cfg.bot_think_ms)
-        claimed = [tickets[w.ticket_id] for w in table.tickets]
+        seated = [tickets[w.ticket_id] for w in table.tickets]
+        claimed = [t for t in seated if new is None or t.id != new.id]
         matched_ttl = now // 1000 + MATCHED_TTL_SECONDS
         try:
-            self.store.claim_match(claimed, room.id, room.to_dict(), summary(room), matched_ttl)
+            self.store.claim_match(
+                claimed,
+                room.id,
+                room.to_dict(),
+                summary(room),
+                matched_ttl,
+                new=new,
+                now_ms=now,
+            )
         except RoomExists:  # a random id taken: a bug or a one-in-2^64 draw; lost like a race
             raise MatchLost(f"room id {room.id} taken") from None
         effects.run(self.svc.deps, effects.plan(room, 1, events))
-        for t in claimed:
+        for t in seated:
             effects.run(
                 self.svc.deps,
                 [effects.PushToUser(user_channel(t.user_id), match_found(t, room.id))],
             )
-        log.info("quick play: room %s, %d humans, %d bots", room.id, len(claimed), table.bots)
+        log.info("quick play: room %s, %d humans, %d bots", room.id, len(seated), table.bots)
         return room.id
 
     def on_timer(self) -> JsonDict:
         """The backstop wake-up: a pass, then the next wake-up if anyone still waits."""
         made = self.match()
         now = self.svc.now()
-        left = [
-            matchmaking.Waiting(t.id, t.user_id, t.rules, t.since_ms, t.rating)
-            for queue in QUEUES
-            for t in self.store.waiting_tickets(queue, now)
-        ]
+        left = [_waiting(t) for t in self._waiting_now(now).values()]
         wake = matchmaking.next_wake_ms(left, self.policy)
         if wake is not None:
             self._arm(wake - self.policy.wait_ms, max(wake, now))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.ports import JsonDict, MatchLost, QueueTicket, TicketHeld
@@ -91,23 +92,27 @@ class SqliteQuickplay:
             held = self._held(db, t.user_id, now_ms // 1000)
             if held is not None and held.status == "waiting":
                 raise TicketHeld(held)
-            db.execute(
-                f"INSERT OR REPLACE INTO quickplay_tickets ({_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    t.id,
-                    t.user_id,
-                    t.name,
-                    t.rules,
-                    t.since_ms,
-                    float(t.rating),
-                    t.expires_at_s,
-                    t.status,
-                    t.room_id,
-                    t.group,
-                    t.group_size,
-                ),
-            )
+            self._put(db, t)
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, t: QueueTicket) -> None:
+        db.execute(
+            f"INSERT OR REPLACE INTO quickplay_tickets ({_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                t.id,
+                t.user_id,
+                t.name,
+                t.rules,
+                t.since_ms,
+                float(t.rating),
+                t.expires_at_s,
+                t.status,
+                t.room_id,
+                t.group,
+                t.group_size,
+            ),
+        )
 
     def user_ticket(self, user_id: str, now_ms: int) -> QueueTicket | None:
         """The user's unexpired ticket, or None."""
@@ -150,10 +155,22 @@ class SqliteQuickplay:
         state: JsonDict,
         summary: JsonDict,
         matched_expires_at_s: int,
+        *,
+        new: QueueTicket | None = None,
+        now_ms: int = 0,
     ) -> None:
-        """One transaction: every ticket still waiting with its id becomes matched, and the
-        room is inserted; otherwise nothing (MatchLost, RoomExists)."""
+        """One transaction: every ticket still waiting with its id becomes matched, ``new`` is
+        stored matched, and the room is inserted; otherwise nothing (MatchLost, TicketHeld,
+        RoomExists)."""
         with self._write() as db:
+            if new is not None:
+                held = self._held(db, new.user_id, now_ms // 1000)
+                if held is not None and held.status == "waiting":
+                    raise TicketHeld(held)
+                matched = replace(
+                    new, status="matched", room_id=room_id, expires_at_s=matched_expires_at_s
+                )
+                self._put(db, matched)
             for t in tickets:
                 changed = db.execute(
                     "UPDATE quickplay_tickets SET status = 'matched', room_id = ?, expires_at = ?"

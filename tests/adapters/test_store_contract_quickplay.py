@@ -263,3 +263,39 @@ def test_racing_enqueues_of_one_user_keep_one_ticket(store: Store) -> None:
         won = list(pool.map(enqueue, range(6)))
     assert won.count(True) == 1
     assert len(store.waiting_tickets("classic", NOW)) == 1
+
+
+def test_a_claim_stores_the_ticket_that_completed_the_table_matched(store: Store) -> None:
+    waiting = _ticket("a")
+    store.queue_ticket(waiting, NOW)
+    newcomer = _ticket("b", since=NOW + 5)
+    store.claim_match(
+        [waiting], "room1", {"id": "room1"}, SUMMARY, NOW // 1000 + 3600, new=newcomer, now_ms=NOW
+    )
+    got = store.user_ticket("b", NOW)
+    assert got is not None and (got.id, got.status, got.room_id) == (
+        newcomer.id,
+        "matched",
+        "room1",
+    )
+    assert store.waiting_tickets("classic", NOW) == []
+    assert store.get_room("room1") is not None
+
+
+def test_a_claim_whose_newcomer_already_waits_writes_nothing(store: Store) -> None:
+    other, held = _ticket("a"), _ticket("b")
+    store.queue_ticket(other, NOW)
+    store.queue_ticket(held, NOW)
+    with pytest.raises(TicketHeld) as err:
+        store.claim_match(
+            [other],
+            "room1",
+            {"id": "room1"},
+            SUMMARY,
+            NOW // 1000 + 3600,
+            new=_ticket("b", since=NOW + 5),
+            now_ms=NOW,
+        )
+    assert err.value.current == held
+    assert store.get_room("room1") is None
+    assert [t.user_id for t in store.waiting_tickets("classic", NOW)] == ["a", "b"]

@@ -13,7 +13,9 @@ strongly consistent Query (no GSI, so no eventually consistent read feeds the ma
 is written and deleted in the same transactions as the user item.
 
 ``claim_match`` is ONE TransactWriteItems: per ticket, the user item's conditional update to
-``matched`` and the delete of its queue entry, then the room's put (``attribute_not_exists``).
+``matched`` and the delete of its queue entry, the put of the requesting user's own ticket
+when their request completed the table (conditional as ``queue_ticket``'s), then the room's
+put (``attribute_not_exists``).
 DynamoDB applies all of it or nothing; a concurrent claim of any of the tickets cancels it
 (``ConditionalCheckFailed`` on that ticket: ``MatchLost``), so a ticket is matched at most once
 and no room is made without its players, whatever the number of Lambdas matching at once.
@@ -23,6 +25,7 @@ hours after its table was made. Reads hide expired items at once (TTL deletes la
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from chalicelib.adapters.dynamo._table import (
@@ -83,9 +86,9 @@ def _ticket(item: Item) -> QueueTicket:
 class DynamoQuickplay(DynamoRooms):
     """The QueueStore port on the table (a claim's room put is the rooms' own)."""
 
-    def queue_ticket(self, ticket: QueueTicket, now_ms: int) -> None:
-        """Put the user item (unless a live waiting ticket is there) and the queue entry."""
-        user_put = {
+    def _user_put(self, ticket: QueueTicket, now_ms: int) -> dict[str, Any]:
+        """The put of a user's ticket item, unless a live waiting ticket is there."""
+        return {
             "TableName": self.table_name,
             "Item": {**key(f"USER#{ticket.user_id}", TICKET_SK), **_attrs(ticket)},
             "ConditionExpression": (
@@ -94,6 +97,10 @@ class DynamoQuickplay(DynamoRooms):
             "ExpressionAttributeNames": {"#st": "status"},
             "ExpressionAttributeValues": {":waiting": s("waiting"), ":now": n(now_ms // 1000)},
         }
+
+    def queue_ticket(self, ticket: QueueTicket, now_ms: int) -> None:
+        """Put the user item (unless a live waiting ticket is there) and the queue entry."""
+        user_put = self._user_put(ticket, now_ms)
         entry_put = {
             "TableName": self.table_name,
             "Item": {
@@ -188,8 +195,11 @@ class DynamoQuickplay(DynamoRooms):
         state: JsonDict,
         summary: JsonDict,
         matched_expires_at_s: int,
+        *,
+        new: QueueTicket | None = None,
+        now_ms: int = 0,
     ) -> None:
-        """One TransactWriteItems over every ticket taken and the new room."""
+        """One TransactWriteItems over every ticket taken (and ``new``) and the new room."""
         items: list[dict[str, Any]] = []
         for t in tickets:
             items.append(
@@ -211,6 +221,11 @@ class DynamoQuickplay(DynamoRooms):
                 }
             )
             items.append({"Delete": self._entry_delete(t)})
+        if new is not None:
+            matched = replace(
+                new, status="matched", room_id=room_id, expires_at_s=matched_expires_at_s
+            )
+            items.append({"Put": self._user_put(matched, now_ms)})
         items.append({"Put": self._room_put(room_id, state, summary)})
         try:
             self._transact(items)
@@ -220,6 +235,8 @@ class DynamoQuickplay(DynamoRooms):
                 raise MatchLost(
                     f"a ticket of room {room_id}'s match is no longer waiting"
                 ) from None
+            if new is not None and failed_at(reasons, 2 * len(tickets)):
+                raise TicketHeld(self.user_ticket(new.user_id, now_ms)) from None
             if failed_at(reasons, len(items) - 1):
                 raise RoomExists(f"room {room_id} exists") from None
             if conditional_check_failed(err):
