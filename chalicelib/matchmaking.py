@@ -33,9 +33,8 @@ ANY: Final = "any"
 """The ``rules`` of a ticket that takes a table of any system."""
 
 DEFAULT_TABLE_SIZE: Final = 4
-TABLE_SIZES: Final[Mapping[str, int]] = {"poker": 2}
-"""Seats of a quick-play table by system (others: ``DEFAULT_TABLE_SIZE``). Poker Liar Dice is
-a duel of passed cups and lives; the bidding systems play best around four."""
+"""Seats of a quick-play table of a system the policy gives no size (each rule system
+declares its own, ``quickplay_seats``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +61,12 @@ class Policy:
     band: float = 100.0
     band_growth_per_s: float = 25.0
     band_max: float = 1000.0
-    sizes: Mapping[str, int] = field(default_factory=lambda: dict(TABLE_SIZES))
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    """Seats of a table by system (others: ``default_size``)."""
     default_size: int = DEFAULT_TABLE_SIZE
-    systems: tuple[str, ...] = ("classic",)
-    """The systems a ticket for ``ANY`` may be seated at, in order of preference."""
+    systems: tuple[str, ...] = ()
+    """The systems a ticket for ``ANY`` may be seated at, in order of preference (the first
+    also seats a group of ``ANY`` tickets)."""
 
     def size(self, rules: str) -> int:
         """The seats of a table of ``rules``."""
@@ -129,7 +130,7 @@ def _groups(waiting: Sequence[Waiting], now_ms: int, policy: Policy) -> list[Tab
         first = present[0]
         rules = first.rules if first.rules != ANY else _first_system(policy, present)
         complete = len(present) >= max(1, first.group_size)
-        if complete or policy.expired(first, now_ms):
+        if rules != ANY and (complete or policy.expired(first, now_ms)):
             size = max(policy.size(rules), len(present))
             tables.append(_table(rules, present, size))
     return tables
@@ -139,7 +140,7 @@ def _first_system(policy: Policy, tickets: Sequence[Waiting]) -> str:
     for t in tickets:
         if t.rules != ANY:
             return t.rules
-    return policy.systems[0]
+    return policy.systems[0] if policy.systems else ANY
 
 
 def plan(waiting: Sequence[Waiting], now_ms: int, policy: Policy) -> list[Table]:
@@ -179,7 +180,8 @@ def plan(waiting: Sequence[Waiting], now_ms: int, policy: Policy) -> list[Table]
                 break
             if best is None or len(chosen) > len(best[1]):
                 best = (rules, chosen)
-        assert best is not None
+        if best is None:
+            continue  # a ticket for any system, and the policy knows none
         rules, chosen = best
         full = len(chosen) == policy.size(rules) - 1
         if full or policy.expired(anchor, now_ms):

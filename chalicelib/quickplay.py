@@ -102,7 +102,9 @@ class Quickplay:
     def policy(self) -> matchmaking.Policy:
         """The matcher's policy from the settings (every system, in registry order)."""
         return matchmaking.Policy(
-            wait_ms=self.cfg.quickplay_wait_seconds * 1000, systems=tuple(SYSTEMS)
+            wait_ms=self.cfg.quickplay_wait_seconds * 1000,
+            sizes={name: system.quickplay_seats for name, system in SYSTEMS.items()},
+            systems=tuple(SYSTEMS),
         )
 
     def _count(self, caller: Caller, source: str) -> None:

@@ -92,6 +92,8 @@ class RuleSystem(Protocol):
     turn_actions: tuple[str, ...]
     action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
+    quickplay_seats: int
+    """The seats of a quick-play table of this system (humans and bots): how it plays best."""
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
@@ -174,6 +176,7 @@ class BiddingRules:
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
     bot_notes: tuple[str, ...] = ()
+    quickplay_seats: int = 4
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""

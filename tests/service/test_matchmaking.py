@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from chalicelib.matchmaking import ANY, Policy, Waiting, bot_level, next_wake_ms, plan
 
-POLICY = Policy(wait_ms=20_000, systems=("classic", "wild_stars", "poker", "perudo"))
+POLICY = Policy(
+    wait_ms=20_000, sizes={"poker": 2}, systems=("classic", "wild_stars", "poker", "perudo")
+)
 
 
 def _t(
@@ -33,7 +35,7 @@ def test_three_players_wait_until_the_wait_is_over_then_get_a_bot() -> None:
 
 def test_far_ratings_do_not_meet_at_first_but_do_once_the_band_has_widened() -> None:
     waiting = [_t(0, 1000), _t(1, 1400, since=0)]
-    small = Policy(wait_ms=60_000, sizes={"classic": 2})
+    small = Policy(wait_ms=60_000, sizes={"classic": 2}, systems=("classic",))
     assert plan(waiting, 0, small) == []  # 400 apart, band 100
     # band 100 + 25/s: 400 after 12 s
     assert plan(waiting, 11_000, small) == []

@@ -130,6 +130,8 @@ class PokerRules:
         {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
     )
     bot_notes: tuple[str, ...] = bot.NOTES
+    quickplay_seats: int = 2
+    """A duel of passed cups and lives plays best head to head."""
 
     # -- state helpers --------------------------------------------------------------------
 

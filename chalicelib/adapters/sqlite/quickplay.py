@@ -1,7 +1,10 @@
-"""Quick play on SQLite: the QueueStore port, mixed into ``SqliteStore``.
+"""SQLite quick play: the QueueStore port.
 
-One row per user in ``quickplay_tickets`` (the user id is the key: one ticket per user), the
-waiting ones found by the index ``(status, rules, since)``. Every write that moves a ticket
+| table | key | columns |
+|---|---|---|
+| ``quickplay_tickets`` | ``user_id`` (one ticket per user) | ``ticket_id``, ``name``, ``rules``, ``since`` (ms), ``rating``, ``status``, ``room_id``, ``grp``, ``gsize``, ``expires_at`` |
+
+The waiting tickets are found by the index ``(status, rules, since)``. Every write that moves a ticket
 runs in one ``BEGIN IMMEDIATE`` transaction that checks and writes together: ``claim_match``
 updates each ticket ``WHERE status = 'waiting' AND ticket_id = ?`` and inserts the room; if
 any ticket's update touches no row, the whole transaction rolls back (``MatchLost``). SQLite
@@ -12,31 +15,13 @@ conditional transaction (docs/ARCHITECTURE.md, "Quick play: exactly once").
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from chalicelib.adapters.sqlite._base import Database
+from chalicelib.adapters.sqlite.rooms import _insert_room
 from chalicelib.ports import JsonDict, MatchLost, QueueTicket, TicketHeld
-
-MIGRATION: tuple[str, ...] = (
-    """CREATE TABLE quickplay_tickets (
-        user_id TEXT PRIMARY KEY,
-        ticket_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        rules TEXT NOT NULL,
-        since INTEGER NOT NULL,
-        rating REAL NOT NULL,
-        status TEXT NOT NULL,
-        room_id TEXT,
-        grp TEXT,
-        gsize INTEGER NOT NULL DEFAULT 0,
-        expires_at INTEGER NOT NULL
-    )""",
-    "CREATE INDEX quickplay_waiting ON quickplay_tickets (status, rules, since)",
-    "CREATE INDEX quickplay_by_expiry ON quickplay_tickets (expires_at)",
-)
-"""The schema step that adds quick play (appended to ``MIGRATIONS``)."""
 
 _COLUMNS = "ticket_id, user_id, name, rules, since, rating, expires_at, status, room_id, grp, gsize"
 
@@ -58,24 +43,8 @@ def _ticket(row: tuple[Any, ...]) -> QueueTicket:
     )
 
 
-class SqliteQuickplay:
-    """The QueueStore port on ``SqliteStore``'s connections and transactions."""
-
-    if TYPE_CHECKING:
-
-        def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
-
-        def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
-
-        @staticmethod
-        def _insert_room(
-            db: sqlite3.Connection,
-            room_id: str,
-            state: JsonDict,
-            summary: JsonDict,
-            owner_id: str | None,
-            max_open: int | None,
-        ) -> None: ...
+class SqliteQuickplay(Database):
+    """Quick play's tickets (``QueueStore``)."""
 
     @staticmethod
     def _held(db: sqlite3.Connection, user_id: str, now_s: int) -> QueueTicket | None:
@@ -179,4 +148,4 @@ class SqliteQuickplay:
                 ).rowcount
                 if changed != 1:
                     raise MatchLost(f"ticket {t.id} is no longer waiting")
-            self._insert_room(db, room_id, state, summary, None, None)
+            _insert_room(db, room_id, state, summary, None, None)
