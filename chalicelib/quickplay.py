@@ -141,7 +141,7 @@ class Quickplay:
         if held is not None:
             if held.status == "waiting":
                 self._quiet_pass()
-                held = self.store.user_ticket(user.id, self.svc.now()) or held
+                held = self._read_back(held)
             return 200, {"ticket": ticket_out(held)}
         group, group_size = None, 0
         if play_again is not None:
@@ -175,12 +175,21 @@ class Quickplay:
             if current is None:
                 raise
             return 200, {"ticket": ticket_out(current)}
-        if room_id is None:
-            # The backstop: wake the matcher when this ticket's wait is over.
-            self._arm(ticket.since_ms, now + wait_s * 1000)
-            self._quiet_pass()
-        current = self.store.user_ticket(user.id, self.svc.now()) or ticket
-        return 202, {"ticket": ticket_out(current)}
+        if room_id is not None:
+            return 202, {"ticket": ticket_out(replace(ticket, status="matched", room_id=room_id))}
+        # The backstop: wake the matcher when this ticket's wait is over.
+        self._arm(ticket.since_ms, now + wait_s * 1000)
+        self._quiet_pass()
+        return 202, {"ticket": ticket_out(self._read_back(ticket))}
+
+    def _read_back(self, ticket: QueueTicket) -> QueueTicket:
+        """The ticket as stored after a pass (which may have seated it); after the request's
+        own commit, so a fault answers the ticket as it was, never a 503."""
+        try:
+            return self.store.user_ticket(ticket.user_id, self.svc.now()) or ticket
+        except (Unavailable, StoreError):
+            log.warning("reading a quick-play ticket back failed; answering it as it was")
+            return ticket
 
     def _queue_or_seat(self, ticket: QueueTicket) -> str | None:
         """Seat ``ticket`` at once if it completes a table (one claim that stores it matched),
@@ -265,7 +274,7 @@ class Quickplay:
             ticket = self.store.user_ticket(caller.user_id, now)
             if ticket is not None and ticket.status == "waiting":
                 self._quiet_pass()
-                ticket = self.store.user_ticket(caller.user_id, self.svc.now())
+                ticket = self._read_back(ticket)
             elif ticket is not None and self._live_ticket(caller.user_id, now) is None:
                 ticket = None
         counts = self.store.waiting_counts(list(QUEUES), self.svc.now())
