@@ -1133,11 +1133,20 @@ class PongPush(Answer):
     type: Literal["pong"]
 
 
+class MatchFoundPush(Answer):
+    """Quick play seated the user: to every signed-in connection of theirs, subscribed or not."""
+
+    type: Literal["match_found"]
+    ticket_id: str
+    room_id: str = Field(description="The table: subscribe to it (its countdown is running).")
+
+
 SERVER_MESSAGES: tuple[type[Answer], ...] = (
     RoomPush,
     RoomChangedPush,
     ChatPush,
     ErrorPush,
     PongPush,
+    MatchFoundPush,
 )
 """Every message the server sends over the WebSocket."""
