@@ -118,10 +118,12 @@ def arrivals(n: int, span: float, seed: int) -> list[tuple[float, str]]:
 # --- the local server -------------------------------------------------------------------------
 
 
-async def _local(url: str, plan: list[tuple[float, str]], poll: float, wait_s: int) -> Result:
+async def _local(
+    url: str, plan: list[tuple[float, str]], span: float, poll: float, wait_s: int
+) -> Result:
     import aiohttp
 
-    result = Result("local", len(plan), max((a for a, _ in plan), default=0.0))
+    result = Result("local", len(plan), span)
     tag = secrets.token_hex(3)
     limit = asyncio.Semaphore(16)
     async with aiohttp.ClientSession() as session:
@@ -183,7 +185,7 @@ def run_local(n: int, span: float, seed: int, poll: float, workers: int, wait_s:
         }
         proc, url = _common.start_server(command, cwd=REPO, env=env)
         try:
-            return asyncio.run(_local(url, arrivals(n, span, seed), poll, wait_s))
+            return asyncio.run(_local(url, arrivals(n, span, seed), span, poll, wait_s))
         finally:
             proc.terminate()
             proc.wait(timeout=20)
