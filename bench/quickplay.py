@@ -244,8 +244,8 @@ def run_moto(n: int, span: float, seed: int, bucket: float, wait_s: int) -> Resu
     from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
     from chalicelib.engine.dice import SeededRoller
     from chalicelib.engine.model import Room
-    from chalicelib.quickplay import TIMER_ID, Quickplay
     from chalicelib.service import Caller, Service
+    from chalicelib.service.quickplay import TIMER_ID, Quickplay
     from chalicelib.settings import reset_settings
 
     reset_settings()

@@ -15,8 +15,8 @@ import pytest
 
 from chalicelib import realtime
 from chalicelib.engine.model import Room
-from chalicelib.quickplay import TIMER_ID, Quickplay
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, accounts
+from chalicelib.service.quickplay import TIMER_ID, Quickplay
 from tests.api.conftest import Env
 
 WAIT_MS = 20_000
@@ -55,7 +55,7 @@ def test_twelve_users_at_once_each_sit_at_exactly_one_table(api_env: Env) -> Non
     def play(user: dict[str, Any]) -> None:
         barrier.wait()
         try:
-            caller = service.known(Caller(user["id"], user["name"], False))
+            caller = accounts.known(service, Caller(user["id"], user["name"], False))
             answers[user["id"]] = Quickplay(service).enqueue(caller, "classic", None, "10.0.0.1")
         except BaseException as err:
             errors.append(err)

@@ -15,7 +15,7 @@ import pytest
 
 from chalicelib import realtime
 from chalicelib.ports import Unavailable
-from chalicelib.quickplay import TIMER_ID
+from chalicelib.service.quickplay import TIMER_ID
 from tests.faults.conftest import STORE_ERRORS, FaultEnv
 
 PASSWORD = "correct horse"

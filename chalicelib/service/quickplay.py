@@ -25,12 +25,11 @@ import secrets
 from dataclasses import replace
 from typing import Any
 
-from chalicelib import effects, matchmaking
+from chalicelib import effects, matchmaking, wire
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Player, Room, Settings, Status
 from chalicelib.engine.systems import SYSTEMS
 from chalicelib.engine.views import iso
-from chalicelib.errors import ApiError, not_found
 from chalicelib.ports import (
     MatchLost,
     QueueTicket,
@@ -40,7 +39,11 @@ from chalicelib.ports import (
     Unavailable,
 )
 from chalicelib.retry import with_backoff
-from chalicelib.service import Caller, Service, source_key, summary
+from chalicelib.service import limits
+from chalicelib.service.callers import Caller
+from chalicelib.service.core import Service, summary
+from chalicelib.service.errors import Clash, NotAllowed, Unknown
+from chalicelib.service.limits import source_key
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +81,6 @@ def _waiting(t: QueueTicket) -> matchmaking.Waiting:
     )
 
 
-def match_found(t: QueueTicket, room_id: str) -> JsonDict:
-    """The push to a matched user's connections."""
-    return {"type": "match_found", "ticket_id": t.id, "room_id": room_id}
-
-
 def user_channel(user_id: str) -> str:
     """The subscription key of a user's own connections (pushes to the user, not a room)."""
     return f"user:{user_id}"
@@ -109,17 +107,8 @@ class Quickplay:
 
     def _count(self, caller: Caller, source: str) -> None:
         """One Play now or cancel: limited per user and per source address (429)."""
-        window = self.cfg.quickplay_window_seconds
-        too_many = "too many quick-play requests; try again in a moment"
-        self.svc._limit(
-            f"qp:{caller.user_id}", self.cfg.quickplay_actions_per_user, window, too_many
-        )
-        self.svc._limit(
-            f"qp-src:{source_key(source)}",
-            self.cfg.quickplay_actions_per_source,
-            window,
-            too_many,
-        )
+        limits.hit(self.svc, limits.QUICKPLAY, caller.user_id)
+        limits.hit(self.svc, limits.QUICKPLAY_SOURCE, source_key(source))
 
     # --- use cases -------------------------------------------------------------------
 
@@ -135,7 +124,7 @@ class Quickplay:
         tables now due) is after the commit: its faults are logged, never the caller's.
         """
         self._count(caller, source)
-        user = self.svc._user(caller)
+        user = self.svc.user(caller)
         now = self.svc.now()
         held = self._live_ticket(user.id, now)
         if held is not None:
@@ -255,14 +244,14 @@ class Quickplay:
         """The rules and group size of "Play again" from finished quick-play ``room_id``."""
         stored = self.store.get_room(room_id)
         if stored is None:
-            raise not_found("no such room", "unknown_room")
+            raise Unknown("no such room", code="unknown_room")
         room = Room.from_dict(stored.state)
         if not room.quickplay or room.player_of_user(user_id) is None:
-            raise ApiError(
-                403, "not_a_member", "only players of a quick-play table can play it again"
+            raise NotAllowed(
+                "only players of a quick-play table can play it again", code="not_a_member"
             )
         if room.status != Status.FINISHED:
-            raise ApiError(409, "not_finished", "only a finished game can be played again")
+            raise Clash("only a finished game can be played again", code="not_finished")
         humans = [p for p in room.players if not p.is_bot and p.user_id]
         return room.settings.rules, len(humans)
 
@@ -287,9 +276,7 @@ class Quickplay:
         before = self.store.cancel_ticket(caller.user_id, now)
         matched = before is not None and before.status == "matched"
         if matched and self._live_ticket(caller.user_id, now) is not None:
-            raise ApiError(
-                409, "already_matched", "the match is made: your table is waiting for you"
-            )
+            raise Clash("the match is made: your table is waiting for you", code="already_matched")
 
     # --- the matcher -----------------------------------------------------------------
 
@@ -368,12 +355,15 @@ class Quickplay:
             )
         except RoomExists:  # a random id taken: a bug or a one-in-2^64 draw; lost like a race
             raise MatchLost(f"room id {room.id} taken") from None
-        effects.run(self.svc.deps, effects.plan(room, 1, events))
-        for t in seated:
-            effects.run(
-                self.svc.deps,
-                [effects.PushToUser(user_channel(t.user_id), match_found(t, room.id))],
-            )
+        self.svc.after(
+            [
+                *effects.plan(room, 1, events),
+                *(
+                    effects.PushToUser(user_channel(t.user_id), wire.match_found(t.id, room.id))
+                    for t in seated
+                ),
+            ]
+        )
         log.info("quick play: room %s, %d humans, %d bots", room.id, len(seated), table.bots)
         return room.id
 
