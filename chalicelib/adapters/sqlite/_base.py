@@ -64,6 +64,7 @@ EXPIRING_TABLES = (
     "subscriptions",
     "connections",
     "tickets",
+    "quickplay_tickets",
 )
 
 
