@@ -680,19 +680,19 @@ SERVERS: list[dict[str, Any]] = [
 
 
 def _statuses(r: RouteSpec) -> list[int]:
-    """The error statuses a route can answer with."""
-    out = [400]
-    if r.auth != "none":
-        out.append(401)
+    """The error statuses a route can answer with.
+
+    Every route: 400 (a body or query it refuses), 401 (a bad or stale token is refused even on
+    public routes), 404, 405, 413, 415, 429 and 503; 403 where a caller or a room's rules can
+    refuse (signed-in routes and routes of one resource); 409 where the state can (every route
+    that changes something, and the reads of one resource).
+    """
+    out = [400, 401, 404, 405, 413, 415, 429, 503]
     if r.auth in ("signed_in", "registered") or _path_params(r.path):
         out.append(403)
-    if _path_params(r.path):
-        out.append(404)
-    out.append(405)
-    if r.method != "GET":
+    if r.method != "GET" or _path_params(r.path):
         out.append(409)
-    out += [413, 415, 429, 503]
-    return sorted(set(out))
+    return sorted(out)
 
 
 def without_null_defaults(node: Any) -> Any:
@@ -784,8 +784,13 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         responses: dict[str, Any] = {str(r.status): answer}
         for status in _statuses(r):
             responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
-            if status in (429, 503):
+            if status == 503:
                 responses[str(status)]["headers"] = _RETRY_AFTER
+            if status == 429:
+                # a limit on counts (room_limit_reached, too_many_invitations) sends none
+                responses[str(status)]["headers"] = {
+                    "Retry-After": {**_RETRY_AFTER["Retry-After"], "required": False}
+                }
             if status == 405:
                 responses[str(status)]["headers"] = {
                     "Allow": {
