@@ -697,7 +697,9 @@ def _statuses(r: RouteSpec) -> list[int]:
 
 def without_null_defaults(node: Any) -> Any:
     """A JSON Schema without ``"default": null`` (it would make generated types require the
-    field; an optional field is simply not in ``required``)."""
+    field; an optional field is simply not in ``required``) and without ``discriminator``: each
+    branch's ``type`` is a ``const`` that tells a ``oneOf`` apart, and strict validators (ajv)
+    refuse OpenAPI's discriminator ``mapping``."""
     if isinstance(node, list):
         return [without_null_defaults(item) for item in node]
     if not isinstance(node, dict):
@@ -705,7 +707,7 @@ def without_null_defaults(node: Any) -> Any:
     return {
         key: without_null_defaults(value)
         for key, value in node.items()
-        if not (key == "default" and value is None)
+        if not (key == "default" and value is None) and key != "discriminator"
     }
 
 
