@@ -678,6 +678,8 @@ class RouteSpec:
     answer: type[BaseModel] | None
     status: int = 200
     query: tuple[str, ...] = ()
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same shape."""
 
 
 ROUTES: list[RouteSpec] = []
@@ -830,7 +832,7 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
         elif r.path.endswith(".json"):
             answer["content"] = {"application/json": {"schema": {"type": "object"}}}
-        responses: dict[str, Any] = {str(r.status): answer}
+        responses: dict[str, Any] = {str(status): answer for status in (r.status, *r.also)}
         for status in _statuses(r):
             responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
             if status == 503:
