@@ -235,3 +235,45 @@ def test_ajv_strict_refuses_what_the_documents_do_not_say() -> None:
         ]
     )
     assert result["returncode"] == 1 and len(result["failures"]) == 2, result
+
+
+ROUND_EVENTS = {
+    "round_started",
+    "round_restarted",
+    "bid_placed",
+    "liar_called",
+    "calza_called",
+    "claim_accepted",
+    "dice_rerolled",
+    "rolls_stopped",
+    "turn_timed_out",
+    "challenge_resolved",
+    "player_eliminated",
+    "player_resigned",
+    "agreed",
+    "break_started",
+    "break_ended",
+    "final_reveal_started",
+}
+
+
+@pytest.mark.parametrize("rules", list(SYSTEMS))
+def test_every_event_has_an_id_unique_in_its_room_and_every_round_event_its_round(
+    rules: str,
+) -> None:
+    same_moment = 0
+    for seed in range(3):
+        events = _bot_game_events(rules, seed)
+        ids = [e["id"] for e in events]
+        assert len(ids) == len(set(ids)), "ids are unique in the room"
+        for e in events:
+            if e["type"] in ROUND_EVENTS:
+                assert isinstance(e.get("round"), int), e
+        breaks = [(e["at"], e["round"]) for e in events if e["type"] == "break_started"]
+        assert len({r for _, r in breaks}) == len(breaks), "one break per round"
+        stamps = [at for at, _ in breaks]
+        same_moment += len(stamps) - len(set(stamps))
+    # Once no human has dice, bots play on without think time: several rounds' breaks share
+    # one `at` (what a client once saw as "two break_started at the same moment"); their
+    # `round` and `id` tell them apart.
+    assert same_moment > 0
