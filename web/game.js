@@ -178,8 +178,63 @@ function revealPanel(room) {
 
 // ---- screen -----------------------------------------------------------------
 
+// ---- the round that put you out (issue 28 defect 1) -------------------------------------
+//
+// Lose your last die while others play on: the rest of the game (bots only) can be over in the
+// same push, and the view's reveal is the last round's. The round that put you out then gets
+// its moment before the results: its reveal (from the hand history), until OUT_MS pass or the
+// player goes on.
+
+const OUT_MS = 8000;
+const out = { roomId: null, sawPlay: false, asked: false, reveal: null, until: 0 };
+
+function outReveal(room) {
+  if (out.roomId !== room.id) Object.assign(out, { roomId: room.id, sawPlay: false, asked: false, reveal: null, until: 0 });
+  if (room.status === 'playing') out.sawPlay = true;
+  const mine = myPlayer(room);
+  if (room.status !== 'finished' || !out.sawPlay || !mine || !mine.eliminated) return null;
+  const last = room.game && room.game.last_reveal;
+  if (last && (last.eliminated || []).includes(mine.id)) return null; // the last reveal is that round
+  if (!out.asked) {
+    out.asked = true;
+    out.until = Date.now() + OUT_MS;
+    api('GET', `/rooms/${encodeURIComponent(room.id)}/history`).then((history) => {
+      const record = (history.rounds || []).find((r) => r.reveal && (r.reveal.eliminated || []).includes(mine.id));
+      if (record && out.roomId === room.id) {
+        out.reveal = record.reveal;
+        out.until = Date.now() + OUT_MS;
+        hooks.render();
+        setTimeout(() => hooks.render(), OUT_MS + 50);
+      } else {
+        out.until = 0;
+        hooks.render();
+      }
+    }).catch(() => { out.until = 0; hooks.render(); });
+  }
+  if (Date.now() >= out.until) return null;
+  return out.reveal || 'pending';
+}
+
+function outPanel(room, reveal) {
+  const go = h('button', {
+    class: 'btn btn-primary', type: 'button', testid: 'see-results',
+    onclick: () => { out.until = 0; hooks.render(); document.querySelector("[data-testid='final-results'] h2")?.focus(); },
+  }, t('game.seeResults'));
+  queueMicrotask(() => { if (go.isConnected) go.focus(); });
+  return h('section', { class: 'card out-round', testid: 'out-reveal', dataset: { round: String(reveal.round) } },
+    h('h2', {}, t('game.outTitle')),
+    h('p', { class: 'muted' }, t('game.outNote')),
+    roomSystem(room).reveal(room, reveal, { previous: false }),
+    h('div', { class: 'button-row' }, go));
+}
+
 function bannerPanel(room) {
   const g = room.game;
+  const mineOut = outReveal(room);
+  if (mineOut === 'pending') {
+    return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
+  }
+  if (mineOut) return outPanel(room, mineOut);
   if (room.status === 'finished') return resultsCard(room);
   if (g && g.phase === 'final_reveal') {
     return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
@@ -206,7 +261,8 @@ export function renderGame(container, room) {
   const g = room.game;
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;
-  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id]), () => bannerPanel(room));
+  const outKey = outReveal(room);
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, outKey]), () => bannerPanel(room));
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};

@@ -300,6 +300,9 @@ function announce(room, e) {
     const a = { event: e, room, playerId: isMove(e.type) ? e.player_id : e.loser_id, kind: e.type, until: now + 60000 };
     logLine(announcementWords(a).text);
     const current = live.announcement;
+    // A game's last moves play at once (a bots-only finish into the final reveal): the last
+    // one stays, and every one is in the log.
+    if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { outdated(); show(a); return; }
     // The one on screen has not been up long enough to be read: this one waits its turn.
     if (live.queue.length || (current && current.since && now - current.since < MIN_SHOW_MS)) {
       live.queue.push(a);
