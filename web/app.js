@@ -1,9 +1,9 @@
 // Liar's Lies web client: routing, session, realtime wiring and timers.
 
 import { Realtime, api, getToken, noteServerTime, serverNow, setToken } from './api.js';
-import { onView, setRerender } from './table.js';
+import { logLine, onView, setRerender } from './table.js';
 import { h, mount } from './dom.js';
-import { formatSeconds, hooks, state, toast } from './core.js';
+import { formatSeconds, hooks, sendOfflineMove, state, toast } from './core.js';
 import { renderLobby, stopLobby } from './lobby.js';
 import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
 import { addChatMessage, loadChat } from './chat.js';
@@ -13,6 +13,7 @@ import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
 import { LANGUAGES, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
+import { resetSelection } from './store.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -141,7 +142,7 @@ function enterRoom(roomId) {
   pushes.reset();
   state.chat = [];
   state.chatIds = new Set();
-  state.bid = { quantity: null, face: null };
+  resetSelection();
   renderRoomScreen(main);
   realtime.subscribe(roomId);
   refreshRoom();
@@ -294,6 +295,47 @@ function languagePicker() {
   mount(box, select);
 }
 
+// ---- keyboard shortcuts (How to play lists them) ------------------------------------------
+//
+// B bids (Poker: claims), L calls Liar! (Dudo!), + and − change the quantity, 1–6 choose the
+// face. Never while typing (chat, a name, a passcode) or with a modifier key held, and only
+// when the button is there and enabled (it is your turn).
+
+function typing(target) {
+  if (!target || !(target instanceof Element)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  return tag === 'INPUT' && !['button', 'checkbox', 'radio', 'submit', 'number'].includes(target.type);
+}
+
+function press(...testids) {
+  for (const id of testids) {
+    const button = document.querySelector(`[data-testid='${id}']`);
+    if (button && !button.disabled && button.getClientRects().length) {
+      button.click();
+      return true;
+    }
+  }
+  return false;
+}
+
+document.addEventListener('keydown', (event) => {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+  if (document.querySelector('dialog[open]')) return;
+  const key = event.key.toLowerCase();
+  const quantity = document.querySelector("[data-testid='bid-quantity']");
+  // In the quantity field only B and L are shortcuts (digits are typed there).
+  if (event.target === quantity && !['b', 'l'].includes(key)) return;
+  let done = false;
+  if (key === 'b') done = press('bid-submit', 'poker-claim');
+  else if (key === 'l') done = press('call-liar', 'poker-liar');
+  else if (key === '+' || key === '=') done = press('bid-quantity-up');
+  else if (key === '-' || key === '−') done = press('bid-quantity-down');
+  else if (/^[1-6]$/.test(key)) done = press(key === '1' && !document.querySelector("[data-testid='bid-face-1']") ? 'bid-face-star' : `bid-face-${key}`);
+  if (done) event.preventDefault();
+});
+
 // ---- timers -------------------------------------------------------------------------
 
 const tickState = { key: null, sent: 0, nextAt: 0 };
@@ -321,8 +363,24 @@ function sendTick(room, viaRest) {
   api('POST', `/rooms/${encodeURIComponent(room.id)}/tick`).then(applyRoom).catch(() => {});
 }
 
+/** Warn once per turn when 10 s are left on your own turn (the countdown itself is not read out). */
+const warned = { key: null };
+function warnTenSeconds(room, now) {
+  const g = room && room.game;
+  const me = room && room.me && room.me.player_id;
+  if (!g || room.status !== 'playing' || g.phase !== 'bidding' || !g.turn || g.turn.player_id !== me || !g.turn.deadline) return;
+  const left = Date.parse(g.turn.deadline) - now;
+  const key = `${room.id}|${g.round}|${g.turn.number}`;
+  if (left > 0 && left <= 10000 && warned.key !== key) {
+    warned.key = key;
+    logLine(t('game.tenSeconds'));
+    document.querySelector("[data-testid='bid-panel']")?.classList.add('is-hurried');
+  }
+}
+
 function timerLoop() {
   const now = serverNow();
+  warnTenSeconds(state.room, now);
   for (const node of document.querySelectorAll('[data-deadline]')) {
     const left = Date.parse(node.dataset.deadline) - now;
     const text = Number.isNaN(left) ? '—' : formatSeconds(left);
@@ -347,6 +405,17 @@ function timerLoop() {
 }
 
 setInterval(timerLoop, 250);
+
+// The browser knows first when the network is gone: say so at once (the socket would take up to
+// ~10 s to notice), and reconnect as soon as it is back, then send a move made meanwhile.
+window.addEventListener('offline', () => {
+  state.connection = 'offline';
+  showConnection();
+});
+window.addEventListener('online', () => {
+  realtime.restart();
+  if (state.roomId) refreshRoom().then(sendOfflineMove);
+});
 
 // Without a live connection, poll the room so play goes on.
 setInterval(() => {

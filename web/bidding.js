@@ -51,14 +51,14 @@ function bidProblem(quantity, face, current, total, track) {
 }
 
 /** The bid slot while bidding: the current bid, quantity and face pickers, Bid and Liar!. */
-export function diceBidPanel(room, track) {
+export function diceBidPanel(room, track, part = {}) {
   const g = room.game;
   const me = room.me || {};
   const mine = myPlayer(room);
   const current = g.current_bid;
   const turnPlayer = g.turn ? g.turn.player_id : null;
   const myTurn = g.phase === 'bidding' && turnPlayer && turnPlayer === me.player_id;
-  const header = h('h2', {}, myTurn ? t('bid.yourTurn') : t('bid.bidding'));
+  const header = h('h2', { testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, myTurn ? t('bid.yourTurn') : t('bid.bidding'));
   const currentLine = current
     ? h('p', { class: 'current-bid-line', testid: 'current-bid' },
       tNodes('bid.current', { bid: bidBadge(current), name: playerName(room, current.player_id) }))
@@ -152,7 +152,7 @@ export function diceBidPanel(room, track) {
     },
   }, delta > 0 ? '+' : '−');
 
-  const controls = track.controls ? track.controls(room, myTurn) : null;
+  const controls = track.controls ? track.controls(room, myTurn, part) : null;
   // The player's own dice, beside the current bid: on a phone the cards are a screen below
   // (style.css hides this where the cards stand beside the panel). A track whose controls
   // show the cup (`showsCup`) has them there already.

@@ -10,6 +10,7 @@ import { actionPath, countdown, isActive, myPlayer, turnClock } from './play.js'
 import { roomSystem } from './systems/index.js';
 import { t, tNodes } from './i18n/index.js';
 import { clockCalled } from './table.js';
+import { selectionOf } from './store.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
 // the reveal, the words) comes from the room's system module (systems/<rules>.js).
@@ -30,12 +31,14 @@ function idleBidPanel(room, mine = myPlayer(room)) {
     : [t('game.finalRevealSoon')];
   const role = !mine ? t('game.youWatch') : !isActive(mine) ? t('game.youKeepWatching') : '';
   return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
-    h('p', { class: 'idle-line' }, note, role ? [' ', role] : null));
+    h('p', { class: 'idle-line', testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, note, role ? [' ', role] : null));
 }
 
 function bidPanel(room) {
   if (room.game.phase !== 'bidding') return idleBidPanel(room);
-  return roomSystem(room).panel(room, { countdown, active: isActive(myPlayer(room)) });
+  const system = roomSystem(room);
+  // The system receives its own part of the selection (web/store.js), nothing else of the state.
+  return system.panel(room, { countdown, active: isActive(myPlayer(room)), selection: selectionOf(system.rules) });
 }
 
 // ---- player cards -----------------------------------------------------------
@@ -150,7 +153,7 @@ function metricsPanel(room) {
         ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, t('game.agreed'))
         : h('button', {
           class: 'btn btn-primary btn-small', testid: 'agree',
-          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget),
+          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget, { focusAfter: ["[data-testid='continue-manual']"] }),
         }, t('game.agree'));
     }
     parts.push(h('div', { class: 'metric metric-continue', testid: 'metric-continue' },

@@ -63,7 +63,7 @@ export function resultsCard(room) {
   follow.push(h('a', { class: 'btn btn-ghost', href: '#/' }, t('common.backToLobby')));
   return h('section', { class: 'card results', testid: 'final-results' },
     h('div', { class: 'results-head' },
-      h('h2', {}, t('results.gameOver')),
+      h('h2', { tabindex: '-1', 'data-focus-fallback': '', testid: 'results-heading' }, t('results.gameOver')),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, t('results.wins', { name: winner.name })) : null),
     h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('results.finalRanking') },
       h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },
