@@ -201,7 +201,7 @@ function pokerPanel(room, { countdown, active, selection: part }) {
     const button = h('button', {
       type: 'button', class: 'cup-die poker-cup-die', testid: 'poker-die', dataset: { index: String(i), face: face || '' },
       'aria-pressed': String(sel.reroll.includes(i)), disabled: !canReroll,
-      'aria-label': t('poker.rerollDie', { n: i + 1, face: face ? faceName(face) : t('poker.hidden') }),
+      'aria-label': t('poker.rerollDie', { n: i + 1, shown: face ? (face === 'T' ? '10' : face) : '?', face: face ? faceName(face) : t('poker.hidden') }),
     }, tile);
     button.addEventListener('click', () => {
       if (exposedAfter().includes(i)) { hint.textContent = t('poker.exposedStay'); return; }
