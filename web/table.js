@@ -307,8 +307,6 @@ function announce(room, e) {
     // A game's last moves play at once (a bots-only finish into the final reveal): the last
     // one stays, and every one is in the log.
     if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { outdated(); show(a); return; }
-    // Your own move is news to nobody's eyes but must show at once: the bar catches up.
-    if (isMove(e.type) && e.player_id === (room.me && room.me.player_id)) { outdated(); show(a); return; }
     // The one on screen has not been up long enough to be read: this one waits its turn.
     if (live.queue.length || (current && current.since && now - current.since < MIN_SHOW_MS)) {
       live.queue.push(a);
