@@ -288,7 +288,7 @@ function languagePicker() {
   const box = document.getElementById('language-box');
   if (!box) return;
   const select = h('select', {
-    id: 'language', class: 'language-select', testid: 'language', 'aria-label': t('app.language'),
+    id: 'language', class: 'language-select', testid: 'language',
     value: language(),
     onchange: (event) => setLanguage(event.target.value),
   }, LANGUAGES.map(([code, name]) => h('option', { value: code, lang: code }, name)));

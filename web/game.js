@@ -2,7 +2,7 @@
 
 import { h, mount, panel } from './dom.js';
 import { api } from './api.js';
-import { attempt, hooks, roomCall, state } from './core.js';
+import { attempt, hooks, keepFocus, roomCall, state } from './core.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 import { initial } from './text.js';
@@ -100,6 +100,7 @@ async function setContinueMode(mode, button) {
     hooks.render();
     if (body.room_id) hooks.refreshRoom();
   }
+  keepFocus(button);
 }
 
 function resignControl(room) {

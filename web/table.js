@@ -66,8 +66,7 @@ function clearTimers() {
 
 function reset(roomId) {
   clearTimers();
-  clearTimeout(live.queueTimer);
-  live.queueTimer = null;
+  flush();
   clearTimeout(live.holdTimer);
   Object.assign(live, {
     roomId, shown: null, events: [], version: -1, held: null, heldBase: null, holdTimer: null, lastShown: null,
@@ -126,6 +125,11 @@ export function onView(room, events, gap) {
  */
 function outdated() {
   live.announcement = null;
+}
+
+/** Drop what waits for the bar too (a finish plays its last moves at once). */
+function flush() {
+  outdated();
   live.queue = [];
   clearTimeout(live.queueTimer);
   live.queueTimer = null;
@@ -277,7 +281,7 @@ export function logLine(text) {
 }
 
 const MIN_SHOW_MS = 1500;  // an announcement stays on the bar at least this long (defect 6 of issue 28)
-const MAX_QUEUE = 4;       // the bar lags the table by at most this many announcements
+const MAX_QUEUE = 12;      // the bar lags the table by at most this many announcements
 
 function show(a) {
   a.since = Date.now();
@@ -306,7 +310,7 @@ function announce(room, e) {
     const current = live.announcement;
     // A game's last moves play at once (a bots-only finish into the final reveal): the last
     // one stays, and every one is in the log.
-    if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { outdated(); show(a); return; }
+    if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { flush(); show(a); return; }
     // The one on screen has not been up long enough to be read: this one waits its turn.
     if (live.queue.length || (current && current.since && now - current.since < MIN_SHOW_MS)) {
       live.queue.push(a);
