@@ -11,7 +11,7 @@ import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
-import { LANGUAGES, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
+import { LANGUAGES, formatRating, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
 import { resetSelection } from './store.js';
 
@@ -56,7 +56,7 @@ function renderHeader() {
       h('span', { class: 'avatar small', 'aria-hidden': 'true' }, initial(state.user.name)),
       h('span', { class: 'user-name' }, state.user.name),
       state.user.guest ? h('span', { class: 'pill pill-muted' }, t('app.guest')) : null,
-      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: t('app.eloTitle') }, t('app.elo', { rating: Math.round(rating) })) : null),
+      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: t('app.eloTitle') }, t('app.elo', { rating: formatRating(Math.round(rating)) })) : null),
     h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, t('app.signOut')));
 }
 

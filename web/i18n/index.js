@@ -116,6 +116,11 @@ export function formatNumber(n, options) {
   return numbers.get(current).format(n);
 }
 
+/** A rating as players know it: no thousands separator, one decimal at most (1512,3 / 1512.3). */
+export function formatRating(n) {
+  return formatNumber(n, { maximumFractionDigits: 1, useGrouping: false });
+}
+
 /** "ana, bo and cy" in the language's words. */
 export function formatList(items, type = 'conjunction') {
   const key = `${current}|${type}`;
