@@ -257,7 +257,8 @@ const realtime = new Realtime({
   onConnected: () => {
     // Anything may have happened while we were away: resync over REST.
     if (state.roomId) {
-      refreshRoom();
+      // a move made offline goes once the table is fresh (its push then comes over this socket)
+      refreshRoom().then(sendOfflineMove);
       loadChat(state.roomId);
     }
   },
@@ -412,10 +413,7 @@ window.addEventListener('offline', () => {
   state.connection = 'offline';
   showConnection();
 });
-window.addEventListener('online', () => {
-  realtime.restart();
-  if (state.roomId) refreshRoom().then(sendOfflineMove);
-});
+window.addEventListener('online', () => realtime.restart());
 
 // Without a live connection, poll the room so play goes on.
 setInterval(() => {
