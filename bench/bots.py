@@ -39,6 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _common import count_setting
+
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Phase, Player, Room, Settings, Status
@@ -104,7 +106,7 @@ def play(levels: list[str], settings: Settings, seed: int) -> Room:
 
 def run_row(row: Row) -> tuple[Row, int]:
     """Play the row's games; return how many the subject won."""
-    settings = Settings(**dict(row.settings))
+    settings = Settings.of(**dict(row.settings))
     # the same seeds for every opponent of a configuration, so rows differ only by the opponent
     key = f"{row.system}/{row.players}/{row.settings}/{row.subject}"
     base = row.seed * 1_000_003 + zlib.crc32(key.encode()) % 1_000_000 * 10_007
@@ -123,7 +125,7 @@ def decision_times(system: str, samples: int, seed: int) -> tuple[int, list[int]
     """Nanoseconds per strong decision at the largest table (10 × 10 dice where allowed)."""
     roller = SeededRoller(seed)
     extra = {k: v for k, v in SYSTEMS.get(system, {}).items() if k != "starting_dice"}
-    settings = Settings(**{"wildcard_chance": 10, **extra, "starting_dice": 10})
+    settings = Settings.of(**{"wildcard_chance": 10, **extra, "starting_dice": 10})
     players = 6 if system == "wild-stars" else 10
     rules = rule_system(settings.rules)
     out: list[int] = []
@@ -237,10 +239,9 @@ def describe(row: Row) -> str:
     """The row's settings in a few characters."""
     if row.label:
         return row.label
-    s = dict(row.settings)
-    if row.system == "poker":
-        return f"{s.get('lives', 3)} lives"
-    return f"{s.get('starting_dice', 5)} dice"
+    name = count_setting(row.system)  # dice or lives, as the system counts
+    count = dict(row.settings).get(name, getattr(Settings(), name))
+    return f"{count} {name.removeprefix('starting_')}"
 
 
 def main() -> None:
@@ -316,7 +317,8 @@ def main() -> None:
             players, times = decision_times(system, args.timing_samples, args.seed)
             median = statistics.median(times) / 1e6
             p90 = sorted(times)[int(len(times) * 0.9)] / 1e6
-            dice = "one 5-dice cup" if system == "poker" else "10 dice each"
+            counts_dice = count_setting(system) == "starting_dice"
+            dice = "10 dice each" if counts_dice else "one 5-dice cup"
             print(
                 f"strong decision, {system:<10} {players:>2} players, {dice}: "
                 f"median {median:.3f} ms, p90 {p90:.3f} ms over {len(times)} decisions "
