@@ -298,8 +298,8 @@ function languagePicker() {
 
 // ---- keyboard shortcuts (How to play lists them) ------------------------------------------
 //
-// B bids (Poker: claims), L calls Liar! (Dudo!), + and − change the quantity, 1–6 choose the
-// face. Never while typing (chat, a name, a passcode) or with a modifier key held, and only
+// B bids (or claims: the button with aria-keyshortcuts="B"), L calls Liar! (the one with "L"),
+// + and − change the quantity, 1–6 choose the face. Never while typing (chat, a name, a passcode) or with a modifier key held, and only
 // when the button is there and enabled (it is your turn).
 
 function typing(target) {
@@ -310,12 +310,14 @@ function typing(target) {
   return tag === 'INPUT' && !['button', 'checkbox', 'radio', 'submit', 'number'].includes(target.type);
 }
 
-function press(...testids) {
-  for (const id of testids) {
-    const button = document.querySelector(`[data-testid='${id}']`);
-    if (button && !button.disabled && button.getClientRects().length) {
-      button.click();
-      return true;
+function press(...selectors) {
+  for (const selector of selectors) {
+    const found = selector.startsWith('[') ? selector : `[data-testid='${selector}']`;
+    for (const button of document.querySelectorAll(found)) {
+      if (!button.disabled && button.getClientRects().length) {
+        button.click();
+        return true;
+      }
     }
   }
   return false;
@@ -329,8 +331,8 @@ document.addEventListener('keydown', (event) => {
   // In the quantity field only B and L are shortcuts (digits are typed there).
   if (event.target === quantity && !['b', 'l'].includes(key)) return;
   let done = false;
-  if (key === 'b') done = press('bid-submit', 'poker-claim');
-  else if (key === 'l') done = press('call-liar', 'poker-liar');
+  if (key === 'b') done = press("[aria-keyshortcuts='B']");
+  else if (key === 'l') done = press("[aria-keyshortcuts='L']");
   else if (key === '+' || key === '=') done = press('bid-quantity-up');
   else if (key === '-' || key === '−') done = press('bid-quantity-down');
   else if (/^[1-6]$/.test(key)) done = press(key === '1' && !document.querySelector("[data-testid='bid-face-1']") ? 'bid-face-star' : `bid-face-${key}`);

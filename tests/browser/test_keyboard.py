@@ -106,7 +106,8 @@ def test_focus_after_each_action_and_three_enters_add_three_bots(
             if page.locator(by_testid("agree")).count():
                 tab_to(page, "agree")
                 page.keyboard.press("Enter")
-                page.wait_for_selector(by_testid("agreed"))
+                # agreed (the break goes on), or the next round began at once
+                page.wait_for_function("""() => !document.querySelector("[data-testid='agree']")""")
                 settle(page)
                 acted.add("agree")
                 assert focused(page) not in {None, "BODY"}, "focus dropped after Agree"
