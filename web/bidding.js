@@ -90,12 +90,13 @@ export function diceBidPanel(room, track, part = {}) {
   const faceGroup = h('div', { class: 'face-picker', role: 'radiogroup', 'aria-label': t('bid.face'), testid: 'bid-face', dataset: { value: String(selection.face) } }, faceButtons);
   const preview = h('p', { class: 'bid-preview', testid: 'bid-preview', 'aria-live': 'polite' });
   const submit = h('button', { class: 'btn btn-primary', type: 'submit', testid: 'bid-submit', 'aria-keyshortcuts': 'B' }, t('bid.bid'));
+  const liarWords = t(track.liarKey || 'bid.liar');
   const liar = h('button', {
     class: 'btn btn-danger', type: 'button', testid: 'call-liar', 'aria-keyshortcuts': 'L',
     disabled: !myTurn || !current,
     title: current ? t('bid.challenge') : t('bid.noChallenge'),
     onclick: (event) => roomCall('POST', actionPath(room), { type: 'liar', turn: g.turn.number }, event.currentTarget),
-  }, track.liarWords ? track.liarWords() : t('bid.liar'));
+  }, liarWords);
 
   function refresh() {
     const quantity = Number(quantityInput.value);
@@ -178,7 +179,7 @@ export function diceBidPanel(room, track, part = {}) {
   preview,
   controls ? controls.box : null,
   h('div', { class: 'button-row bid-buttons' }, submit, liar),
-  myTurn ? h('p', { class: 'muted small shortcut-hint', testid: 'shortcut-hint' }, t('bid.shortcuts')) : null);
+  myTurn ? h('p', { class: 'muted small shortcut-hint', testid: 'shortcut-hint' }, t('bid.shortcuts', { liar: liarWords })) : null);
   refresh();
 
   const turnLine = myTurn

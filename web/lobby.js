@@ -116,7 +116,7 @@ export function renderLobby(container) {
   const side = state.user
     ? [createCard(), invitationsCard()]
     : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') })];
-  mount(container, h('div', { class: 'lobby-layout', testid: 'lobby' },
+  mount(container, h('h1', { class: 'sr-only' }, t('lobby.title')), h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },
       h('div', { class: 'row-between' }, h('h2', {}, t('lobby.rooms')),

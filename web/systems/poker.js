@@ -4,6 +4,7 @@
 import { h } from '../dom.js';
 import { playerName, roomCall } from '../core.js';
 import { turnClock } from '../play.js';
+import { numberWord } from '../dice.js';
 import { t, tList, tNodes } from '../i18n/index.js';
 
 /** The faces, low to high, as the server names them. */
@@ -106,7 +107,7 @@ function capitalize(text) {
 }
 
 function diceWord(n) {
-  return t('dice.dice', { count: n });
+  return t('poker.dice', { count: n, number: numberWord(n) });
 }
 
 /** "Bot 1 rerolled 2 dice", "You rerolled nothing". */
@@ -238,7 +239,7 @@ function pokerPanel(room, { countdown, active, selection: part }) {
     const k = sel.reroll.length;
     if (rerollButton) {
       rerollButton.disabled = k === 0;
-      rerollButton.textContent = k ? t('poker.rerollN', { dice: diceWord(k) }) : t('poker.reroll');
+      rerollButton.textContent = k ? t('poker.rerollN', { count: k, number: numberWord(k) }) : t('poker.reroll');
     }
     if (stage === 'reroll') hint.textContent = t('poker.hint.reroll');
     else if (stage === 'aces') hint.textContent = t('poker.hint.aces');
