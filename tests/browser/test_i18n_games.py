@@ -132,7 +132,9 @@ def test_a_whole_game_without_english(
         page.click(by_testid("start-game"))
         page.wait_for_selector(by_testid("bid-panel"))
         page.wait_for_function(f"() => ({MY_TURN})()", timeout=30_000)
-        page.wait_for_function("() => !document.querySelector(\"[data-testid='toast']\")", timeout=10_000)
+        page.wait_for_function(
+            "() => !document.querySelector(\"[data-testid='toast']\")", timeout=10_000
+        )
         no_english(page, fragments, "table")
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{lang}-390x844-table.png"))
