@@ -124,12 +124,12 @@ export function onView(room, events, gap) {
  * whose turn it is; the current bid is in the bid panel).
  */
 function outdated() {
-  live.announcement = null;
+  flush();
 }
 
-/** Drop what waits for the bar too (a finish plays its last moves at once). */
+/** Drop what is on the bar and what waits for it. */
 function flush() {
-  outdated();
+  live.announcement = null;
   live.queue = [];
   clearTimeout(live.queueTimer);
   live.queueTimer = null;
