@@ -11,6 +11,7 @@ import { roomSystem } from './systems/index.js';
 import { t, tNodes } from './i18n/index.js';
 import { clockCalled } from './table.js';
 import { selectionOf } from './store.js';
+import { countdownBanner, inCountdown } from './quickplay.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
 // the reveal, the words) comes from the room's system module (systems/<rules>.js).
@@ -240,6 +241,7 @@ function bannerPanel(room) {
   }
   if (mineOut) return outPanel(room, mineOut);
   if (room.status === 'finished') return resultsCard(room);
+  if (inCountdown(room)) return countdownBanner(room);
   if (g && g.phase === 'final_reveal') {
     return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
   }
@@ -266,7 +268,7 @@ export function renderGame(container, room) {
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;
   const outKey = outReveal(room);
-  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, outKey]), () => bannerPanel(room));
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, outKey, inCountdown(room)]), () => bannerPanel(room));
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};
