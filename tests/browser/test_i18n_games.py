@@ -164,3 +164,42 @@ def test_a_whole_game_without_english(
         assert errors == []
     finally:
         context.close()
+
+
+def test_switching_language_mid_game_redraws_the_table_and_its_announcement(
+    server: LocalServer, browser: Browser
+) -> None:
+    """Announcements are kept as events and put into words when drawn: a switch rewords them."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/")
+        page.click(by_testid("guest-signin"))
+        page.wait_for_selector(by_testid("create-room"))
+        page.click(by_testid("create-room"))
+        page.wait_for_selector(by_testid("waiting-room"))
+        page.select_option(by_testid("bot-level"), "easy")
+        page.click(by_testid("add-bot"))
+        page.wait_for_function(
+            "document.querySelectorAll(\"[data-testid='player-row']\").length === 2"
+        )
+        page.click(by_testid("start-game"))
+        page.wait_for_function(f"() => ({MY_TURN})()", timeout=30_000)
+        click_first_live(page, "bid-submit")
+        # our bid is on the announcer, in English
+        page.wait_for_function(
+            "() => document.querySelector(\"[data-testid='announcement']\").textContent.startsWith('You: ')",
+            timeout=10_000,
+        )
+        english = page.inner_text(by_testid("announcement"))
+        page.select_option(by_testid("language"), "es")
+        page.wait_for_function("document.documentElement.lang === 'es'")
+        spanish = page.inner_text(by_testid("announcement"))
+        assert spanish != english, (english, spanish)
+        # ours (still up: each announcement stays 1.5 s), or a bot's answer, in Spanish words
+        assert re.match(r"^(Tú|Bot \d): ", spanish) and "You" not in spanish, spanish
+        assert page.inner_text(by_testid("bid-heading")) in {"Tu turno", "Apuestas"}
+        # the picker keeps the focus after the redraw
+        assert page.evaluate("document.activeElement.id") == "language"
+    finally:
+        context.close()
