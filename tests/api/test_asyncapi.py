@@ -96,9 +96,11 @@ def _bot_game_events(rules: str, seed: int) -> list[dict[str, Any]]:
     for _ in range(3):
         add_bot(room, host)
     roller = SeededRoller(seed)
-    out = events_for(room, start(room, host, roller, 0))
+    version = 1
+    out = events_for(room, start(room, host, roller, 0), version)
     while room.game is not None and room.game.deadline is not None and room.status == "playing":
-        out += events_for(room, game.advance(room, room.game.deadline, roller))
+        version += 1
+        out += events_for(room, game.advance(room, room.game.deadline, roller), version)
     return out
 
 

@@ -216,16 +216,20 @@ def test_toy_events_fit_the_asyncapi_document() -> None:
         for _ in range(2):
             add_bot(room, host)
         roller = SeededRoller(seed)
-        events = events_for(room, start(room, host, roller, 0))
+        version = 1
+        events = events_for(room, start(room, host, roller, 0), version)
         while room.status == "playing" and room.game is not None:
+            version += 1
             if room.game.phase == "bidding" and room.game.turn_player == room.players[0].id:
                 kind = "shout" if room.game.current_bid is not None else "bid"
                 action = {"type": kind, "turn": room.game.turn}
                 if kind == "bid":
                     action.update(quantity=1, face=2)
-                events += events_for(room, game.act(room, room.players[0].id, action, roller, room.game.clock))
+                events += events_for(room, game.act(room, room.players[0].id, action, roller, room.game.clock), version)
             else:
-                events += events_for(room, game.advance(room, room.game.deadline, roller))
+                events += events_for(
+                    room, game.advance(room, room.game.deadline, roller), version
+                )
         for event in events:
             errors = list(validator.iter_errors(event))
             assert errors == [], (event, [e.message for e in errors])
