@@ -269,3 +269,28 @@ test("every message was validated", () => {
   assert.ok(validated.rest > 20);
   assert.ok(validated.ws > 20);
 });
+
+test("docs/SDK.md's example places a bid on the guest's turn", async () => {
+  const { example } = await import("./example.js");
+  const log = console.log;
+  console.log = () => {}; // the example prints every event
+  const live = await example(server.baseUrl, server.wsUrl);
+  try {
+    const bid = await new Promise<RoomEvent | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), 30_000);
+      live.on("room", ({ room, events }) => {
+        const mine = room.players.find((p) => p.id === room.me.player_id);
+        const placed = events.find((e) => e.type === "bid_placed" && e.player_id === mine?.id);
+        if (placed) {
+          clearTimeout(timer);
+          resolve(placed);
+        }
+      });
+    });
+    assert.ok(bid, "the example's guest placed a bid");
+    assert.equal(bid.type === "bid_placed" && bid.face, 6);
+  } finally {
+    live.close();
+    console.log = log;
+  }
+});
