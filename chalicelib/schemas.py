@@ -680,24 +680,26 @@ SERVERS: list[dict[str, Any]] = [
 
 
 def _statuses(r: RouteSpec) -> list[int]:
-    """The error statuses a route can answer with."""
-    out = [400]
-    if r.auth != "none":
-        out.append(401)
+    """The error statuses a route can answer with.
+
+    Every route: 400 (a body or query it refuses), 401 (a bad or stale token is refused even on
+    public routes), 404, 405, 413, 415, 429 and 503; 403 where a caller or a room's rules can
+    refuse (signed-in routes and routes of one resource); 409 where the state can (every route
+    that changes something, and the reads of one resource).
+    """
+    out = [400, 401, 404, 405, 413, 415, 429, 503]
     if r.auth in ("signed_in", "registered") or _path_params(r.path):
         out.append(403)
-    if _path_params(r.path):
-        out.append(404)
-    out.append(405)
-    if r.method != "GET":
+    if r.method != "GET" or _path_params(r.path):
         out.append(409)
-    out += [413, 415, 429, 503]
-    return sorted(set(out))
+    return sorted(out)
 
 
 def without_null_defaults(node: Any) -> Any:
     """A JSON Schema without ``"default": null`` (it would make generated types require the
-    field; an optional field is simply not in ``required``)."""
+    field; an optional field is simply not in ``required``) and without ``discriminator``: each
+    branch's ``type`` is a ``const`` that tells a ``oneOf`` apart, and strict validators (ajv)
+    refuse OpenAPI's discriminator ``mapping``."""
     if isinstance(node, list):
         return [without_null_defaults(item) for item in node]
     if not isinstance(node, dict):
@@ -705,7 +707,7 @@ def without_null_defaults(node: Any) -> Any:
     return {
         key: without_null_defaults(value)
         for key, value in node.items()
-        if not (key == "default" and value is None)
+        if not (key == "default" and value is None) and key != "discriminator"
     }
 
 
@@ -784,8 +786,13 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         responses: dict[str, Any] = {str(r.status): answer}
         for status in _statuses(r):
             responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
-            if status in (429, 503):
+            if status == 503:
                 responses[str(status)]["headers"] = _RETRY_AFTER
+            if status == 429:
+                # a limit on counts (room_limit_reached, too_many_invitations) sends none
+                responses[str(status)]["headers"] = {
+                    "Retry-After": {**_RETRY_AFTER["Retry-After"], "required": False}
+                }
             if status == 405:
                 responses[str(status)]["headers"] = {
                     "Allow": {

@@ -75,6 +75,16 @@ def _template(path: str) -> str | None:
     return None
 
 
+def response_schema(method: str, path: str, status: int) -> dict[str, Any] | None:
+    """The published schema of an answer (``None``: the answer has no JSON body)."""
+    template = _template(path.split("?", 1)[0])
+    if template is None or method.lower() not in _document(OPENAPI)["paths"][template]:
+        return {"$ref": "#/components/schemas/ErrorBody"}
+    published = _document(OPENAPI)["paths"][template][method.lower()]["responses"][str(status)]
+    content = published.get("content", {}).get("application/json")
+    return None if content is None else dict(content["schema"])
+
+
 def check_response(
     method: str, path: str, status: int, body: Any, headers: Mapping[str, str] | None = None
 ) -> None:
