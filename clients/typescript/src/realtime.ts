@@ -83,9 +83,10 @@ export interface RoomUpdate {
 
 export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed";
 
+/** Listeners may be async: a rejection is reported to the `error` listeners (else logged). */
 interface Listeners {
-  room: (update: RoomUpdate) => void;
-  chat: (push: ChatPush) => void;
+  room: (update: RoomUpdate) => unknown;
+  chat: (push: ChatPush) => unknown;
   error: (push: ErrorPush | { type: "client_error"; error: unknown }) => void;
   status: (status: ConnectionStatus) => void;
 }
@@ -503,10 +504,20 @@ export class RealtimeClient {
   private emit<K extends keyof Listeners>(type: K, value: Parameters<Listeners[K]>[0]): void {
     for (const listener of this.listeners[type]) {
       try {
-        (listener as (v: typeof value) => void)(value);
+        const result = (listener as (v: typeof value) => unknown)(value);
+        // An async listener's failure (e.g. a move refused) is reported, never left unhandled.
+        if (result instanceof Promise) result.catch((error: unknown) => this.failed(type, error));
       } catch (error) {
-        if (type !== "error") this.emit("error", { type: "client_error", error });
+        this.failed(type, error);
       }
+    }
+  }
+
+  private failed(type: keyof Listeners, error: unknown): void {
+    if (type !== "error" && this.listeners.error.size > 0) {
+      this.emit("error", { type: "client_error", error });
+    } else {
+      console.error("RealtimeClient: a listener failed", error);
     }
   }
 }

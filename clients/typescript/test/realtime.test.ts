@@ -288,3 +288,17 @@ test("a cancelled playback plays nothing more", async () => {
   await playback.done;
   assert.deepEqual(played, []);
 });
+
+test("a failing async listener is reported to the error listeners, not left unhandled", async () => {
+  const s = setup();
+  const errors: unknown[] = [];
+  s.client.on("error", (e) => errors.push(e));
+  s.client.on("room", async () => {
+    throw new Error("move refused");
+  });
+  await connected(s);
+  s.sockets[0]!.push(push(5, 0));
+  await settle();
+  assert.equal(errors.length, 1);
+  assert.match(String((errors[0] as { error: Error }).error), /move refused/);
+});
