@@ -27,6 +27,10 @@ class CheckedSocket implements WebSocketLike {
   constructor(url: string, private readonly failures: unknown[]) {
     this.inner = new WebSocket(url);
   }
+  /** The network drops the connection (the client did not ask for it). */
+  drop() {
+    this.inner.close();
+  }
   get readyState() {
     return this.inner.readyState;
   }
@@ -128,6 +132,8 @@ interface GameLog {
   events: RoomEvent[];
   actions: string[];
   played: number;
+  sockets: number;
+  statuses: string[];
 }
 
 async function playWholeGame(rules: "classic" | "wild-stars" | "poker" | "perudo"): Promise<{ room: RoomView; log: GameLog }> {
@@ -135,10 +141,14 @@ async function playWholeGame(rules: "classic" | "wild-stars" | "poker" | "perudo
   const rest = client(failures);
   const { user } = await rest.signInAsGuest(`SDK ${rules}`);
   assert.equal(user.guest, true);
+  if (rules === "classic" || rules === "poker") {
+    // Manual continue: the guest agrees in each break itself (the `agree` action).
+    await ok(rest.api.PATCH("/me/preferences", { body: { continue_mode: "manual" } }));
+  }
   const settings: Settings =
     rules === "poker"
-      ? { rules, lives: 1, turn_seconds: 60, break_seconds: 30 }
-      : { rules, starting_dice: 1, turn_seconds: 60, break_seconds: 30 };
+      ? { rules, lives: 2, turn_seconds: 60, break_seconds: 30 }
+      : { rules, starting_dice: 2, turn_seconds: 60, break_seconds: 30 };
   let room = await ok(rest.api.POST("/rooms", { body: { settings } }));
   for (let i = 0; i < 2; i++) {
     room = await ok(
@@ -150,15 +160,23 @@ async function playWholeGame(rules: "classic" | "wild-stars" | "poker" | "perudo
   }
   const roomId = room.id;
   const clock = new ServerClock();
-  const log: GameLog = { updates: [], events: [], actions: [], played: 0 };
+  const log: GameLog = { updates: [], events: [], actions: [], played: 0, sockets: 0, statuses: [] };
+  const sockets: CheckedSocket[] = [];
   let latest = room;
   let wake: () => void = () => {};
   const realtime = new RealtimeClient({
     url: server.wsUrl,
     getTicket: () => rest.ticket(),
     getRoom: (id) => rest.getRoom(id),
-    webSocket: (url) => new CheckedSocket(url, failures),
+    webSocket: (url) => {
+      const socket = new CheckedSocket(url, failures);
+      sockets.push(socket);
+      log.sockets += 1;
+      return socket;
+    },
+    backoff: { initialMs: 200, maxMs: 2000 },
   });
+  realtime.on("status", (status) => log.statuses.push(status));
   realtime.on("error", (e) => failures.push(e));
   realtime.on("room", (update) => {
     log.updates.push(update);
@@ -183,6 +201,7 @@ async function playWholeGame(rules: "classic" | "wild-stars" | "poker" | "perudo
     while (log.updates.length === 0) await changed(5000);
     latest = await ok(rest.api.POST("/rooms/{room_id}/start", { params: { path: { room_id: roomId } } }));
     const deadline = Date.now() + 120_000;
+    let dropped = false;
     while (latest.status !== "finished") {
       assert.ok(Date.now() < deadline, `the ${rules} game did not finish in 120 s`);
       assert.deepEqual(failures, []);
@@ -197,6 +216,18 @@ async function playWholeGame(rules: "classic" | "wild-stars" | "poker" | "perudo
         }
       } else if (game?.turn && game.turn.player_id === me && game.phase === "bidding") {
         acted = await act(rest, roomId, candidates(view), log);
+        if (acted && !dropped) {
+          // The connection drops mid-game: the client reconnects with a new ticket,
+          // subscribes again and the game goes on over the new connection.
+          dropped = true;
+          const opens = log.statuses.filter((x) => x === "open").length;
+          sockets.at(-1)!.drop();
+          const until = Date.now() + 10_000;
+          while (log.statuses.filter((x) => x === "open").length === opens) {
+            assert.ok(Date.now() < until, "reconnected within 10 s of the drop");
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
       } else if (game?.deadline && clock.until(game.deadline) <= 0) {
         realtime.tick(roomId); // the countdown ended (a final reveal, a break)
       }
@@ -252,6 +283,9 @@ function checkGame(room: RoomView, log: GameLog) {
     for (const event of update.events) assert.match(event.id, new RegExp(`^${update.room.version}\\.\\d+$`));
   }
   assert.ok(log.actions.length >= 1, "the guest made moves");
+  assert.ok(log.sockets >= 2, "a new connection after the drop");
+  assert.ok(log.statuses.includes("reconnecting"), `statuses: ${log.statuses.join(" ")}`);
+  assert.equal(log.statuses.at(-1), "closed");
 }
 
 for (const rules of ["classic", "wild-stars", "poker", "perudo"] as const) {
@@ -259,7 +293,7 @@ for (const rules of ["classic", "wild-stars", "poker", "perudo"] as const) {
     const { room, log } = await playWholeGame(rules);
     checkGame(room, log);
     console.log(
-      `# ${rules}: ${log.updates.length} room updates, ${log.events.length} events (${log.played} played), moves: ${log.actions.join(" ")}`,
+      `# ${rules}: ${log.updates.length} room updates, ${log.events.length} events (${log.played} played), moves: ${log.actions.join(" ")}, connections: ${log.sockets}, event types: ${[...new Set(log.events.map((e) => e.type))].join(" ")}`,
     );
   });
 }
