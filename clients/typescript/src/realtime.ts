@@ -57,6 +57,8 @@ export interface RealtimeOptions {
   staleAfterMs?: number;
   /** How long a push that skipped a version waits for the missing one before a resync. */
   gapHoldMs?: number;
+  /** A handshake not finished in this long is given up (and retried with the backoff). */
+  connectTimeoutMs?: number;
 }
 
 /** Why a room update was handed on. */
@@ -126,6 +128,7 @@ export class RealtimeClient {
   private readonly pingIntervalMs: number;
   private readonly staleAfterMs: number;
   private readonly gapHoldMs: number;
+  private readonly connectTimeoutMs: number;
 
   private readonly rooms = new Map<string, RoomState>();
   private readonly listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = {
@@ -149,6 +152,7 @@ export class RealtimeClient {
     this.pingIntervalMs = options.pingIntervalMs ?? 25_000;
     this.staleAfterMs = options.staleAfterMs ?? 70_000;
     this.gapHoldMs = options.gapHoldMs ?? 500;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.makeSocket =
       options.webSocket ??
       ((url: string) => {
@@ -269,6 +273,15 @@ export class RealtimeClient {
     ws.onerror = () => {
       // A refused handshake or a network error: the close that follows is handled.
     };
+    connection.timers.push(
+      this.timers.setTimeout(() => {
+        if (connection.open || connection.retired) return;
+        // The handshake hangs: give it up as failed.
+        this.connecting = false;
+        this.retire(connection);
+        this.dropped(connection);
+      }, this.connectTimeoutMs),
+    );
   }
 
   private opened(connection: Connection): void {
@@ -278,6 +291,8 @@ export class RealtimeClient {
       return;
     }
     connection.open = true;
+    for (const handle of connection.timers) this.timers.clearTimeout(handle);
+    connection.timers = [];
     connection.lastMessageAt = this.timers.now();
     this.attempt = 0;
     for (const roomId of this.rooms.keys()) {

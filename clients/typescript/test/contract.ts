@@ -95,3 +95,18 @@ export function checkWs(message: { type?: string; action?: string }): void {
   validated.ws += 1;
   if (name === "room") validated.events += (message as { events: unknown[] }).events.length;
 }
+
+/** Compile every schema of both documents in strict mode (throws on the first that fails). */
+export function compileEverySchema(): number {
+  let count = 0;
+  for (const [id, doc] of [
+    ["openapi", openapi],
+    ["asyncapi", asyncapi],
+  ] as const) {
+    for (const name of Object.keys(doc.components.schemas)) {
+      compiled(`${id} ${name}`, () => ({ $ref: `${id}#/$defs/${name}` }));
+      count += 1;
+    }
+  }
+  return count;
+}

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { compileEverySchema } from "./contract.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../../../..");
@@ -24,4 +25,8 @@ test("docs/SDK.md shows the example that compiles, word for word", () => {
     dedented,
   ].join("\n");
   assert.equal(block.trim(), expected.trim());
+});
+
+test("ajv in strict mode compiles every schema of docs/openapi.json and docs/asyncapi.json", () => {
+  assert.ok(compileEverySchema() > 50);
 });

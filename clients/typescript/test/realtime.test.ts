@@ -6,7 +6,9 @@ import { ServerClock, playEvents } from "../src/clock.js";
 import type { RoomEvent, RoomView } from "../src/types.js";
 import { FakeSocket, FakeTimers, push, settle, view } from "./fakes.js";
 
-function setup(overrides: { random?: () => number; getRoom?: (id: string) => Promise<RoomView> } = {}) {
+function setup(
+  overrides: { random?: () => number; getRoom?: (id: string) => Promise<RoomView>; maxConnectionMs?: number } = {},
+) {
   const timers = new FakeTimers();
   const sockets: FakeSocket[] = [];
   let tickets = 0;
@@ -29,7 +31,7 @@ function setup(overrides: { random?: () => number; getRoom?: (id: string) => Pro
     timers,
     random: overrides.random ?? (() => 0.5),
     backoff: { initialMs: 1000, maxMs: 8000 },
-    maxConnectionMs: 60_000,
+    maxConnectionMs: overrides.maxConnectionMs ?? 60_000,
     pingIntervalMs: 25_000,
     staleAfterMs: 70_000,
     gapHoldMs: 500,
@@ -113,7 +115,7 @@ test("before the connection limit a new connection replaces the old one, subscri
 });
 
 test("pings while open, and takes a silent connection as dropped", async () => {
-  const s = setup();
+  const s = setup({ maxConnectionMs: 10 * 3600_000 });
   await connected(s);
   const socket = s.sockets[0]!;
   await s.timers.advance(25_000);
@@ -301,4 +303,34 @@ test("a failing async listener is reported to the error listeners, not left unha
   await settle();
   assert.equal(errors.length, 1);
   assert.match(String((errors[0] as { error: Error }).error), /move refused/);
+});
+
+test("a handshake that hangs is given up and retried with the backoff", async () => {
+  const s = setup();
+  s.client.subscribe("r1");
+  s.client.start();
+  await settle();
+  assert.equal(s.sockets.length, 1);
+  await s.timers.advance(15_000); // never accepted nor refused
+  assert.equal(s.sockets[0]!.closedByClient, true);
+  await s.timers.advance(500); // 0.5 × 1000
+  assert.equal(s.sockets.length, 2);
+  s.sockets[1]!.accept();
+  assert.equal(s.client.isOpen, true);
+  assert.deepEqual(s.sockets[1]!.actions(), ["subscribe"]);
+});
+
+test("a refused replacement keeps the old connection and tries again", async () => {
+  const s = setup();
+  await connected(s);
+  const old = s.sockets[0]!;
+  await s.timers.advance(60_000);
+  s.sockets[1]!.refuse();
+  assert.equal(old.closedByClient, false);
+  assert.equal(s.client.isOpen, true, "still served by the old connection");
+  await s.timers.advance(500);
+  assert.equal(s.sockets.length, 3);
+  s.sockets[2]!.accept();
+  assert.equal(old.closedByClient, true);
+  assert.deepEqual(s.sockets[2]!.actions(), ["subscribe"]);
 });
