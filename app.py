@@ -58,6 +58,14 @@ class Call:
     """The client's address: API Gateway's ``requestContext.identity.sourceIp``."""
 
 
+@dataclass(frozen=True)
+class Answered:
+    """A handler's answer with a status of its own (a route whose success status varies)."""
+
+    status: int
+    body: Any
+
+
 def _source_ip(request: Any) -> str:
     """The caller's address as API Gateway saw it (the local server puts its peer there).
 
@@ -121,9 +129,15 @@ def api(
     answer: type[BaseModel] | None = None,
     status: int = 200,
     query: tuple[str, ...] = (),
+    also: tuple[int, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper."""
-    s.ROUTES.append(s.RouteSpec(method, path, summary, auth, body_model, answer, status, query))
+    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper.
+
+    ``also``: the other success statuses the route answers with (``Answered``), same shape.
+    """
+    s.ROUTES.append(
+        s.RouteSpec(method, path, summary, auth, body_model, answer, status, query, also)
+    )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -156,6 +170,8 @@ def api(
                 parsed = _parse_body(body_model, raw)
                 q = dict(request.query_params or {}) if request is not None else {}
                 result = fn(Call(caller, parsed, q, _source_ip(request)), **params)
+                if isinstance(result, Answered):
+                    return _json(result.status, result.body)
                 return _json(status, result)
             except Exception as exc:
                 known = to_response(exc)
@@ -585,6 +601,46 @@ def room_chat_post(call: Call, room_id: str) -> Any:
 def room_elo_preview(call: Call, room_id: str) -> Any:
     """The rating changes a finishing order would produce."""
     return _use("play").elo_preview(_service(), call.caller, room_id, call.body.order)
+
+
+# --- quick play ------------------------------------------------------------------------------
+
+
+def _quickplay() -> Any:
+    from chalicelib.service.quickplay import Quickplay
+
+    return Quickplay(_service())
+
+
+@api(
+    "POST",
+    "/quickplay",
+    summary="Play now",
+    auth="signed_in",
+    body_model=s.QuickplayBody,
+    answer=s.QuickplayAnswer,
+    status=202,
+    also=(200, 201),
+)
+def quickplay_enqueue(call: Call) -> Any:
+    """Wait for a table (202; 200: the ticket already held); a guest: a bot table (201)."""
+    status, answer = _quickplay().enqueue(
+        call.caller, call.body.rules, call.body.play_again, call.source
+    )
+    return Answered(status, answer)
+
+
+@api("GET", "/quickplay", summary="Quick-play status", auth="optional", answer=s.QuickplayStatus)
+def quickplay_status(call: Call) -> Any:
+    """The caller's ticket and how many people wait per rule system."""
+    return _quickplay().status(call.caller)
+
+
+@api("DELETE", "/quickplay", summary="Cancel Play now", auth="signed_in", status=204)
+def quickplay_cancel(call: Call) -> Any:
+    """Cancel a waiting ticket (409 already_matched once matched)."""
+    _quickplay().cancel(call.caller, call.source)
+    return None
 
 
 # --- WebSocket handlers (ws_connect, ws_message, ws_disconnect) and the room_timer lambda ------

@@ -253,6 +253,44 @@ class PreferencesAnswer(Answer):
     preferences: Preferences
 
 
+class QuickplayBody(Request):
+    """POST /quickplay: a table of this rule system (or any), now."""
+
+    rules: Rules | Literal["any"]
+    play_again: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The id of a finished quick-play room the caller played in: wait for "
+        "the same people (all who press Play again) and sit down with them.",
+    )
+
+
+class QueueTicketOut(Answer):
+    """A quick-play ticket."""
+
+    id: str
+    rules: str = Field(description="A rule system, or any.")
+    status: Literal["waiting", "matched"]
+    since: str = Field(description="When the caller asked (ISO 8601 UTC).")
+    room_id: str | None = Field(description="The table, once matched.")
+    play_again: str | None = None
+
+
+class QuickplayAnswer(Answer):
+    """POST /quickplay: the caller's ticket (a guest's is matched at once, to a bot table)."""
+
+    ticket: QueueTicketOut
+
+
+class QuickplayStatus(Answer):
+    """GET /quickplay: the caller's ticket (signed-out callers: none) and who waits."""
+
+    ticket: QueueTicketOut | None
+    waiting: dict[str, int] = Field(
+        description="How many people wait for each rule system (and for any)."
+    )
+
+
 class TicketAnswer(Answer):
     """POST /realtime/tickets."""
 
@@ -404,6 +442,11 @@ class GameOut(Answer):
     )
     opener_id: str | None = Field(description="Who opened (or opens next) the round.")
     last_reveal: RevealOut | None
+    starts_at: IsoTime | None = Field(
+        default=None,
+        description="Quick play: when the first round begins (the end of the countdown; "
+        "ISO 8601 UTC). Compare with server_time to show the countdown.",
+    )
 
 
 class RankingRow(Answer):
@@ -470,6 +513,10 @@ class RoomView(Answer):
     )
     game: GameOut | None
     results: ResultsOut | None
+    quickplay: bool = Field(
+        description="A quick-play table (made by Play now): closed to joins, rated with two "
+        "or more humans; a seat left during the countdown goes to a bot.",
+    )
     server_time: int = Field(
         description="The server's clock when this view was made (epoch ms): count deadlines "
         "down against it, not against the device's clock.",
@@ -631,6 +678,8 @@ class RouteSpec:
     answer: type[BaseModel] | None
     status: int = 200
     query: tuple[str, ...] = ()
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same shape."""
 
 
 ROUTES: list[RouteSpec] = []
@@ -783,7 +832,7 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
         elif r.path.endswith(".json"):
             answer["content"] = {"application/json": {"schema": {"type": "object"}}}
-        responses: dict[str, Any] = {str(r.status): answer}
+        responses: dict[str, Any] = {str(status): answer for status in (r.status, *r.also)}
         for status in _statuses(r):
             responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
             if status == 503:
@@ -883,6 +932,7 @@ GAME_EVENT_MODELS: tuple[type[BaseModel], ...] = (
             engine_events.BreakStarted,
             engine_events.BreakEnded,
             engine_events.FinalRevealStarted,
+            engine_events.PlayerReplaced,
             engine_events.GameFinished,
         )
     ),
@@ -988,11 +1038,20 @@ class PongPush(Answer):
     type: Literal["pong"]
 
 
+class MatchFoundPush(Answer):
+    """Quick play seated the user: to every signed-in connection of theirs, subscribed or not."""
+
+    type: Literal["match_found"]
+    ticket_id: str
+    room_id: str = Field(description="The table: subscribe to it (its countdown is running).")
+
+
 SERVER_MESSAGES: tuple[type[Answer], ...] = (
     RoomPush,
     RoomChangedPush,
     ChatPush,
     ErrorPush,
     PongPush,
+    MatchFoundPush,
 )
 """Every message the server sends over the WebSocket."""

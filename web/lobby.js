@@ -8,6 +8,7 @@ import { authCard } from './auth.js';
 import { defaultSettings, settingsChips, settingsForm } from './settings.js';
 import { howToPlayButton } from './help.js';
 import { t } from './i18n/index.js';
+import { quickplayCard } from './quickplay.js';
 
 const STATUS_TABS = [['waiting', 'lobby.tabWaiting'], ['playing', 'lobby.tabPlaying'], ['finished', 'lobby.tabFinished']];
 let pollTimer = null;
@@ -110,8 +111,8 @@ export function renderLobby(container) {
     },
   }, t(label))));
   const side = state.user
-    ? [createCard(), invitationsCard()]
-    : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') })];
+    ? [quickplayCard(), createCard(), invitationsCard()]
+    : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') }), quickplayCard()];
   mount(container, h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },

@@ -142,7 +142,25 @@ import json
 import jsonschema
 
 import toy_bootstrap  # noqa: F401  (first: registers the toy)
+import pytest
+
+from tests import contract_check
 from tests.api.conftest import Env, api_env  # noqa: F401  (the fixture)
+
+
+@pytest.fixture(autouse=True)
+def documents_with_the_toy(tmp_path, monkeypatch):
+    """Every answer and push is checked against the documents generated with the toy."""
+    import app  # noqa: F401  (declares the routes)
+    from chalicelib.asyncapi import asyncapi_document
+    from chalicelib.schemas import openapi_document
+
+    for name, document in (("OPENAPI", openapi_document()), ("ASYNCAPI", asyncapi_document())):
+        path = tmp_path / f"{name.lower()}.json"
+        path.write_text(json.dumps(document))
+        monkeypatch.setattr(contract_check, name, path)
+    contract_check._routes.cache_clear()
+    contract_check._push_schema.cache_clear()
 
 
 def test_a_toy_game_through_the_api(api_env: Env) -> None:
