@@ -144,6 +144,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX quickplay_waiting ON quickplay_tickets (status, rules, since)",
         "CREATE INDEX quickplay_by_expiry ON quickplay_tickets (expires_at)",
     ),
+    # 6: each room's next deadline, for the sweeper's backstop of lost wake-ups (issue 30).
+    (
+        "ALTER TABLE rooms ADD COLUMN deadline_at INTEGER",
+        "CREATE INDEX rooms_by_deadline ON rooms (deadline_at) WHERE deadline_at IS NOT NULL",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
