@@ -104,10 +104,8 @@ def index_write_units(before: dict[str, Any] | None, after: dict[str, Any] | Non
         old, new = index_entry(before, keys, projected), index_entry(after, keys, projected)
         if old == new:
             continue
-        if old is None or new is None:
-            total += write_units(old, new)
-        elif all(old[k] == new[k] for k in keys):
-            total += write_units(old, new)
+        if old is None or new is None or all(old[k] == new[k] for k in keys):
+            total += write_units(old, new)  # put, delete, or an update in place
         else:
             total += write_units(old, None) + write_units(None, new)  # moved: delete + put
     return total
