@@ -589,6 +589,7 @@ class QueueStore(Protocol):
         *,
         new: QueueTicket | None = None,
         now_ms: int = 0,
+        deadline_ms: int | None = None,
     ) -> None:
         """In ONE atomic write: mark each ticket matched to ``room_id`` (only if it is still
         waiting with its id) and create the room at version 1.

@@ -7,7 +7,7 @@ a write without one takes the room out of the answer.
 from __future__ import annotations
 
 from chalicelib.adapters.policy import OVERDUE_WINDOW_MS
-from chalicelib.ports import Store
+from chalicelib.ports import QueueTicket, Store
 
 NOW = 1_700_000_000_000
 SUMMARY = {"status": "playing", "created_at": NOW}
@@ -44,3 +44,20 @@ def test_a_save_without_a_deadline_takes_the_room_out_and_a_new_one_moves_it(
     store.save_room("r1", {"id": "r1", "v": 4}, SUMMARY, version, deadline_ms=NOW + 60_000)
     assert store.overdue_rooms(NOW) == []
     assert store.overdue_rooms(NOW + 60_000) == ["r1"]
+
+
+def test_a_room_made_by_a_quick_play_claim_carries_its_first_deadline(store: Store) -> None:
+    ticket = QueueTicket(
+        id="t-a",
+        user_id="a",
+        name="A",
+        rules="classic",
+        since_ms=NOW,
+        rating=1500.0,
+        expires_at_s=NOW // 1000 + 600,
+    )
+    store.queue_ticket(ticket, NOW)
+    store.claim_match(
+        [ticket], "qp1", {"id": "qp1"}, SUMMARY, NOW // 1000 + 3600, deadline_ms=NOW - 90_000
+    )
+    assert store.overdue_rooms(NOW) == ["qp1"]

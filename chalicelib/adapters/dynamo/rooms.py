@@ -131,11 +131,27 @@ def _is_this_write(old: Item | None, update: dict[str, Any], expected_version: i
 class DynamoRooms(Table):
     """The RoomStore port (but ``list_rounds``, in ``records``) on the table."""
 
-    def _room_item(self, room_id: str, state: JsonDict, summary: JsonDict, version: int) -> Item:
+    def _room_item(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        version: int,
+        deadline_ms: int | None = None,
+    ) -> Item:
         status = str(summary.get("status", ""))
         created_at = summary.get("created_at")
         name, value = encode_state(state)
+        due = (
+            {}
+            if deadline_ms is None
+            else {
+                "dlpk": s(due_bucket(room_id, deadline_ms)),
+                "dlsk": n(deadline_ms),
+            }
+        )
         return {
+            **due,
             **key(f"ROOM#{room_id}", "ROOM"),
             "room_id": s(room_id),
             name: value,
@@ -146,11 +162,13 @@ class DynamoRooms(Table):
             "gsi1sk": s(lobby_sort_key(created_at if isinstance(created_at, int) else 0, room_id)),
         }
 
-    def _room_put(self, room_id: str, state: JsonDict, summary: JsonDict) -> dict[str, Any]:
-        """The put of a new room at version 1."""
+    def _room_put(
+        self, room_id: str, state: JsonDict, summary: JsonDict, deadline_ms: int | None = None
+    ) -> dict[str, Any]:
+        """The put of a new room at version 1 (with its first deadline, if it has one)."""
         return {
             "TableName": self.table_name,
-            "Item": self._room_item(room_id, state, summary, 1),
+            "Item": self._room_item(room_id, state, summary, 1, deadline_ms),
             # A room id is created once: never overwrite an existing room.
             "ConditionExpression": "attribute_not_exists(pk)",
         }

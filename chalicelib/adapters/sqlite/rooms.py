@@ -206,6 +206,7 @@ def _insert_room(
     summary: JsonDict,
     owner_id: str | None,
     max_open: int | None,
+    deadline_ms: int | None = None,
 ) -> None:
     """Check the id and the owner's cap, then insert (inside the caller's write)."""
     status = str(summary.get("status", ""))
@@ -225,7 +226,7 @@ def _insert_room(
             (owner_id, room_id),
         )
     db.execute(
-        "INSERT INTO rooms (room_id, state, version, summary, status, sort_key)"
-        " VALUES (?, ?, 1, ?, ?, ?)",
-        (room_id, compact(state), compact(summary), status, sort_key),
+        "INSERT INTO rooms (room_id, state, version, summary, status, sort_key, deadline_at)"
+        " VALUES (?, ?, 1, ?, ?, ?, ?)",
+        (room_id, compact(state), compact(summary), status, sort_key, deadline_ms),
     )
