@@ -94,8 +94,19 @@ class SettingsBody(Request):
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
-    turn_seconds: Annotated[Literal[15, 30, 60], WholeNumber] | None = None
+    turn_seconds: Annotated[Literal[15, 30, 60, 3600, 43200, 86400, 259200], WholeNumber] | None = (
+        Field(
+            default=None,
+            description="15, 30 or 60 in a live room; 3600, 43200, 86400 or 259200 (1 h, 12 h, "
+            "24 h, 72 h) in a correspondence room. A pace change without it takes 30 or 86400.",
+        )
+    )
     break_seconds: Annotated[Literal[30, 60, 120], WholeNumber] | None = None
+    pace: Literal["live", "correspondence"] | None = Field(
+        default=None,
+        description="live (turns of seconds) or correspondence (turns of hours; the break "
+        "after a reveal lasts until all agree or one turn length).",
+    )
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
@@ -239,6 +250,7 @@ class PublicSettings(Answer):
     break_seconds: int
     joining: str
     rules: str
+    pace: str = Field(default="live", description="live or correspondence.")
     lives: int | None = Field(default=None, description="Poker Liar Dice: lives per player.")
     dogs_life: bool | None = Field(
         default=None, description="Poker Liar Dice: the first player out gets one extra life."

@@ -46,6 +46,7 @@ def test_settings_defaults_follow_the_spec() -> None:
         "joining": "open",
         "passcode": None,
         "rules": "classic",
+        "pace": "live",
     }
 
 

@@ -52,7 +52,9 @@ class FakeBrowser:
 
     def decrypt(self, body: bytes) -> bytes:
         return bytes(
-            http_ece.decrypt(body, private_key=self.private, auth_secret=self.auth, version="aes128gcm")
+            http_ece.decrypt(
+                body, private_key=self.private, auth_secret=self.auth, version="aes128gcm"
+            )
         )
 
 
@@ -93,7 +95,7 @@ def running(service: FakePushService | None = None) -> Iterator[FakePushService]
                 svc.connections += 1
             super().setup()
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
             with svc.lock:
@@ -105,7 +107,7 @@ def running(service: FakePushService | None = None) -> Iterator[FakePushService]
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", svc.port), Handler)
