@@ -53,6 +53,8 @@ from chalicelib.adapters.dynamo.connections import ticket_key
 from chalicelib.adapters.dynamo.records import DEFAULT_RATING, MAX_RATING_CHANGES
 from chalicelib.adapters.dynamo.rooms import lobby_sort_key
 from chalicelib.adapters.dynamo.users import INVITATION_TTL_SECONDS
+from chalicelib.adapters.sqlite_notifications import MIGRATION as SQLITE_NOTIFICATIONS_MIGRATION
+from chalicelib.adapters.sqlite_notifications import SqliteNotifications
 from chalicelib.ports import (
     ChatMessage,
     Clock,
@@ -202,6 +204,8 @@ MIGRATIONS: list[tuple[str, ...]] = [
             PRIMARY KEY (user_id, sort_key)
         ) WITHOUT ROWID""",
     ),
+    # 5: seats ("my games"), Web Push subscriptions and mobile devices (issue 27).
+    SQLITE_NOTIFICATIONS_MIGRATION,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -324,7 +328,7 @@ class _WriterLock:
             self._mutex.release()
 
 
-class SqliteStore:
+class SqliteStore(SqliteNotifications):
     """The Store port on one SQLite file (or a private in-memory database)."""
 
     def __init__(
