@@ -57,6 +57,14 @@ class Call:
     """The client's address: API Gateway's ``requestContext.identity.sourceIp``."""
 
 
+@dataclass(frozen=True)
+class Answered:
+    """A handler's answer whose status depends on what happened (201 created, 200 again)."""
+
+    status: int
+    payload: Any = None
+
+
 def _source_ip(request: Any) -> str:
     """The caller's address as API Gateway saw it (the local server puts its peer there).
 
@@ -150,6 +158,10 @@ def api(
                 parsed = _parse_body(body_model, raw)
                 q = dict(request.query_params or {}) if request is not None else {}
                 result = fn(Call(caller, parsed, q, _source_ip(request)), **params)
+                if isinstance(result, Answered):
+                    if result.status == 204:
+                        return Response(body="", status_code=204, headers={})
+                    return _json(result.status, result.payload)
                 return _json(status, result)
             except Exception as exc:
                 known = to_response(exc)
@@ -304,6 +316,88 @@ def me(call: Call) -> Any:
 def me_preferences(call: Call) -> Any:
     """Store the continue mode (and apply it in the caller's rooms)."""
     return _service().set_preferences(call.caller, call.body.continue_mode, call.body.room_id)
+
+
+def _notifications() -> Any:
+    from chalicelib import wiring
+    from chalicelib.notifications import Notifications
+
+    return Notifications(wiring.get_deps())
+
+
+@api("GET", "/me/games", summary="My games", auth="signed_in", answer=s.MyGamesAnswer)
+def my_games(call: Call) -> Any:
+    """The caller's waiting and playing rooms, theirs to move first."""
+    return _notifications().my_games(call.caller.user_id)
+
+
+@api("GET", "/push/vapid-public-key", summary="Web Push key", answer=s.VapidKeyAnswer)
+def vapid_public_key(call: Call) -> Any:
+    """The server's VAPID public key (the browser's applicationServerKey)."""
+    return _notifications().vapid_public_key()
+
+
+@api(
+    "POST",
+    "/me/push-subscriptions",
+    summary="Register a browser for Web Push",
+    auth="registered",
+    body_model=s.PushSubscriptionBody,
+    answer=s.PushSubscriptionAnswer,
+    status=201,
+)
+def push_subscribe(call: Call) -> Any:
+    """Store the browser's PushSubscription (201; 200 for an endpoint already stored)."""
+    b = call.body
+    created, answer = _notifications().subscribe(
+        call.caller.user_id, b.endpoint, b.keys.p256dh, b.keys.auth
+    )
+    return Answered(201 if created else 200, answer)
+
+
+@api(
+    "DELETE",
+    "/me/push-subscriptions",
+    summary="Forget a browser",
+    auth="registered",
+    body_model=s.PushEndpointBody,
+    status=204,
+)
+def push_unsubscribe(call: Call) -> Any:
+    """Forget the caller's subscription at the endpoint (204 either way)."""
+    _notifications().unsubscribe(call.caller.user_id, call.body.endpoint)
+    return Answered(204)
+
+
+@api(
+    "POST",
+    "/me/devices",
+    summary="Register a mobile device",
+    auth="registered",
+    body_model=s.DeviceBody,
+    answer=s.DeviceAnswer,
+    status=201,
+)
+def device_add(call: Call) -> Any:
+    """Store a mobile push token (201; 200 for a token already stored)."""
+    created, answer = _notifications().add_device(
+        call.caller.user_id, call.body.platform, call.body.token
+    )
+    return Answered(201 if created else 200, answer)
+
+
+@api(
+    "DELETE",
+    "/me/devices",
+    summary="Forget a mobile device",
+    auth="registered",
+    body_model=s.DeviceTokenBody,
+    status=204,
+)
+def device_remove(call: Call) -> Any:
+    """Forget the caller's device with that token (204 either way)."""
+    _notifications().remove_device(call.caller.user_id, call.body.token)
+    return Answered(204)
 
 
 @api(

@@ -558,6 +558,31 @@ class NotificationStore(Protocol):
         ...
 
 
+class PushNotifier(Protocol):
+    """Tells a user something on every browser and device they registered (after a commit)."""
+
+    def notify(self, user_id: str, message: JsonDict, *, ttl: int, urgency: str) -> int:
+        """Send ``message`` (docs/API.md, "Notifications"); how many accepted it. Forgets
+        every subscription or device its push service reports as gone."""
+        ...
+
+
+class MobilePush(Protocol):
+    """Mobile push tokens (APNs, FCM): SNS platform endpoints on AWS, recorded locally."""
+
+    def register(self, platform: str, token: str) -> str | None:
+        """Make the platform endpoint for ``token``; its id (an SNS endpoint ARN), if any."""
+        ...
+
+    def send(self, device: DeviceRecord, message: JsonDict, ttl: int) -> str:
+        """Deliver ``message``: ``sent``, ``gone`` (forget the device) or ``failed``."""
+        ...
+
+    def unregister(self, device: DeviceRecord) -> None:
+        """Drop the device's platform endpoint (missing is fine)."""
+        ...
+
+
 class Store(
     RoomStore, UserStore, ChatStore, RateLimiter, RealtimeStore, NotificationStore, Protocol
 ):

@@ -233,6 +233,86 @@ class PreferencesAnswer(Answer):
     preferences: Preferences
 
 
+# --- correspondence, my games and notifications (docs/API.md) -----------------------------
+
+
+class GameEntry(Answer):
+    """One open room of the caller in GET /me/games."""
+
+    room_id: str
+    rules: str
+    status: Literal["waiting", "playing"]
+    pace: Literal["live", "correspondence"]
+    my_turn: bool = Field(
+        description="The caller is to move (or, between rounds, to agree to go on)."
+    )
+    deadline: str | None
+    turn_player_id: str | None
+    updated_at: str
+
+
+class MyGamesAnswer(Answer):
+    """GET /me/games: the caller's waiting and playing rooms, theirs to move first."""
+
+    games: list[GameEntry]
+
+
+class VapidKeyAnswer(Answer):
+    """GET /push/vapid-public-key."""
+
+    key: str = Field(description="base64url of the uncompressed P-256 point (65 bytes)")
+
+
+class PushKeys(Request):
+    """A PushSubscription's keys (base64url)."""
+
+    p256dh: Annotated[str, Field(min_length=1, max_length=200)]
+    auth: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class PushSubscriptionBody(Request):
+    """POST /me/push-subscriptions: the browser's ``PushSubscription.toJSON()``."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+    expirationTime: int | None = None
+    keys: PushKeys
+
+
+class PushEndpointBody(Request):
+    """DELETE /me/push-subscriptions."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+class PushSubscriptionAnswer(Answer):
+    """A stored Web Push subscription."""
+
+    endpoint: str
+
+
+DeviceToken = Annotated[str, Field(min_length=8, max_length=4096, pattern=r"^[A-Za-z0-9_:.\-]+$")]
+
+
+class DeviceBody(Request):
+    """POST /me/devices: a mobile app's push token."""
+
+    platform: Literal["apns", "fcm"]
+    token: DeviceToken
+
+
+class DeviceTokenBody(Request):
+    """DELETE /me/devices."""
+
+    token: DeviceToken
+
+
+class DeviceAnswer(Answer):
+    """A stored mobile device."""
+
+    platform: str
+    token: str
+
+
 class TicketAnswer(Answer):
     """POST /realtime/tickets."""
 

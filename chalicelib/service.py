@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from chalicelib import auth, effects, observability, wire
+from chalicelib import auth, effects, notify, observability, wire
 from chalicelib import text as text_rules
 from chalicelib.engine import game as game_flow
 from chalicelib.engine import ratings as elo
@@ -464,6 +464,7 @@ class Service:
         before: Status,
         events: list[Event],
         invited: list[str],
+        seen: effects.Seen | None = None,
     ) -> Committed:
         """The conditional write of a changed room, and its planned effects (not yet run).
 
@@ -492,7 +493,7 @@ class Service:
             )
         new_version = self._write(room, version, expires, ratings, rounds)
         room.completed.clear()
-        planned = effects.plan(room, new_version, events, before=before, invited=invited)
+        planned = effects.plan(room, new_version, events, before=before, invited=invited, seen=seen)
         return Committed(room, new_version, events, tuple(planned))
 
     def _write(
@@ -595,6 +596,7 @@ class Service:
             room, version = Room.from_dict(stored.state), stored.version
             before = room.status
             invited = list(room.invited)
+            seen = effects.Seen.of(room, caller.user_id if caller is not None else None)
             advanced = game_flow.advance(room, self.now(), self.deps.roller)
             try:
                 if gather is not None:
@@ -603,7 +605,9 @@ class Service:
             except DomainError:
                 if advanced:
                     with contextlib.suppress(VersionConflict):
-                        self._with_effects(self._commit(room, version, before, advanced, invited))
+                        self._with_effects(
+                            self._commit(room, version, before, advanced, invited, seen)
+                        )
                 else:
                     effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 raise
@@ -613,7 +617,9 @@ class Service:
                 effects.run(self.deps, [effects.RepairWakeUp(room, version)])
                 return Committed(room, version)
             try:
-                return self._with_effects(self._commit(room, version, before, events, invited))
+                return self._with_effects(
+                    self._commit(room, version, before, events, invited, seen)
+                )
             except VersionConflict as lost:
                 if caller is not None:
                     raise self._lost_race(lost.current, caller.user_id) from None
@@ -863,6 +869,8 @@ class Service:
         host_name = host_seat.name if host_seat else caller.name
         # Required, after the room's write: a fault that remains is a 503, safe to repeat.
         effects.run(self.deps, [effects.AddInvitation(invitee_id, room_id, host_name, self.now())])
+        rules = done.room.settings.rules
+        effects.run(self.deps, [notify.invited_effect(invitee_id, room_id, rules, host_name)])
         return self._answer(done, caller.user_id)
 
     def add_bot(self, caller: Caller, room_id: str, level: str | None) -> JsonDict:
