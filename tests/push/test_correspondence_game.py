@@ -93,7 +93,7 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
     subscribe(deps, ana, browsers["u1"])
     subscribe(deps, ben, browsers["u2"])
     svc = Service(deps)
-    rid = svc.create_room(ana, {"pace": "correspondence", "starting_dice": 1})["id"]
+    rid = svc.create_room(ana, {"pace": "correspondence", "starting_dice": 2})["id"]
     assert svc.get_room(rid, ana)["settings"]["turn_seconds"] == 86400
     svc.join(ben, rid, None)
     svc.set_ready(ben, rid, True)
