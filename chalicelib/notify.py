@@ -37,12 +37,11 @@ log = logging.getLogger(__name__)
 JsonDict = dict[str, Any]
 Kind = Literal["your_turn", "match_found", "invited"]
 
-RULE_NAMES = {
-    "classic": "Liar's Dice",
-    "perudo": "Perudo",
-    "wild-stars": "Wild Stars",
-    "poker": "Poker Liar Dice",
-}
+
+def game_name(rules: str) -> str:
+    """A rule system's name as a notification says it (``wild-stars`` → ``Wild Stars``)."""
+    return rules.replace("-", " ").title()
+
 
 INVITED_TTL_S = 24 * 3600
 MATCH_TTL_S = 120
@@ -72,7 +71,7 @@ def your_turn(
     user_id: str, room_id: str, rules: str, pace: str, turn_seconds: int, mover: str | None
 ) -> Notify:
     """It became ``user_id``'s turn (``mover``: the name of who played last, if anyone)."""
-    game = RULE_NAMES.get(rules, rules)
+    game = game_name(rules)
     said = f"{mover} played. " if mover else ""
     if pace == "correspondence":
         hours = turn_seconds // 3600
@@ -97,7 +96,7 @@ def your_turn(
 
 def invited_effect(user_id: str, room_id: str, rules: str, host_name: str) -> Notify:
     """``host_name`` invited ``user_id`` to ``room_id``."""
-    game = RULE_NAMES.get(rules, rules)
+    game = game_name(rules)
     body = f"{host_name} invited you to a table of {game}."
     return Notify(
         user_id,
@@ -111,7 +110,7 @@ def invited_effect(user_id: str, room_id: str, rules: str, host_name: str) -> No
 def match_found_effect(user_id: str, room_id: str, rules: str) -> Notify:
     """Quick play seated ``user_id`` at ``room_id``: plan it after the match's commit and run
     it with ``effects.run`` (the quick-play use case's part; no dice, no other names)."""
-    game = RULE_NAMES.get(rules, rules)
+    game = game_name(rules)
     return Notify(
         user_id,
         room_id,

@@ -60,6 +60,7 @@ from chalicelib.ports import Store
 from chalicelib.schemas import MAX_BODY_BYTES
 from chalicelib.settings import ConfigError, get_settings, reset_settings
 from liars_local.notifier import LocalManagementApi, LocalNotifier
+from liars_local.push import load_or_create_vapid_secret, local_push
 from liars_local.timers import LocalTimers
 
 log = logging.getLogger(__name__)
@@ -1017,6 +1018,7 @@ def local_environment(
     *,
     embedded_moto: bool | None = None,
     token_secret: str | None = None,
+    vapid_secret: str | None = None,
 ) -> Iterator[None]:
     """Environment for the app: fake AWS credentials, table name, token secret, moto.
 
@@ -1029,6 +1031,7 @@ def local_environment(
         "AWS_REGION": os.environ.get("AWS_DEFAULT_REGION", LOCAL_REGION),
         "TABLE_NAME": LOCAL_TABLE_NAME,
         "TOKEN_SECRET": token_secret or secrets.token_urlsafe(32),
+        "VAPID_SECRET": vapid_secret or secrets.token_urlsafe(48),
         "WEBSOCKET_API_ID": WS_API_ID,
     }
     forced: dict[str, str] = {}
@@ -1098,6 +1101,7 @@ def install_wiring_deps(
             timers=timers,
             clock=wiring.SystemClock(),
             roller=wiring.default_roller(),
+            push=local_push(store),
         )
     )
     return wiring.reset_deps
@@ -1236,11 +1240,13 @@ class LocalServer:
         if self.storage == "sqlite" and self.data_dir is None:
             self.data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory("-liars")))
         secret = None if self.data_dir is None else load_or_create_secret(self.data_dir)
+        vapid = None if self.data_dir is None else load_or_create_vapid_secret(self.data_dir)
         stack.enter_context(
             local_environment(
                 self.dynamodb_endpoint,
                 embedded_moto=self.storage == "moto",
                 token_secret=secret,
+                vapid_secret=vapid,
             )
         )
         chalice_app = self._chalice_app or load_chalice_app()

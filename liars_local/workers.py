@@ -50,6 +50,7 @@ import uvicorn
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
+from liars_local.push import load_or_create_vapid_secret
 from liars_local.server import (
     LocalServer,
     listening_socket,
@@ -339,6 +340,8 @@ class WorkerPool:
         being created would otherwise serve before it is ready)."""
         binder = self._binder
         secret = None if binder.data_dir is None else load_or_create_secret(binder.data_dir)
+        if binder.data_dir is not None:
+            load_or_create_vapid_secret(binder.data_dir)  # made once, before any worker reads it
         if binder.db_path is not None:
             SqliteStore(binder.db_path).close()
         elif binder.storage == "dynamodb":

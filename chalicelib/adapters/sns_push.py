@@ -21,6 +21,7 @@ from chalicelib.ports import DeviceRecord, Unavailable
 
 JsonDict = dict[str, Any]
 
+
 class InvalidToken(ValueError):
     """The platform refused the token (a 400 ``invalid_device_token`` for the client)."""
 

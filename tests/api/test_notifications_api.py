@@ -244,7 +244,7 @@ def test_an_invitation_is_pushed_and_a_gone_subscription_forgotten(
         "room_id": rid,
         "rules": "classic",
         "title": "You are invited",
-        "body": "ana invited you to a table of Liar's Dice.",
+        "body": "ana invited you to a table of Classic.",
     }
     push.answer(410)
     other = _room(env, ana)

@@ -145,12 +145,23 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
         svc.act(mover, rid, action)
         moves += 1
         after = svc.get_room(rid, ana)
-        if after["status"] == "playing" and after["game"]["phase"] == "bidding":
-            told = received(push, browsers[other])
+        told = received(push, browsers[other])
+        turn_now = after["game"]["turn"] if after["status"] == "playing" else None
+        holder_now = next(
+            (
+                p["user_id"]
+                for p in after["players"]
+                if turn_now and p["id"] == turn_now["player_id"]
+            ),
+            None,
+        )
+        if holder_now == other:
             assert len(told) == before + 1, "the other player was not told"
             assert told[-1]["type"] == "your_turn" and told[-1]["room_id"] == rid
             assert set(told[-1]) == {"type", "room_id", "rules", "title", "body"}
             assert mover.name in told[-1]["body"]
+        else:
+            assert len(told) == before
     final = svc.get_room(rid, ana)
     assert final["status"] == "finished" and timed_out and moves >= 1
     # the game is over: it left both players' lists
