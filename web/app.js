@@ -12,6 +12,7 @@ import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
 import { PushOrder } from './order.js';
+import { disablePush, registerServiceWorker } from './push.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -69,6 +70,7 @@ async function signedIn(answer) {
 }
 
 function signOut(expired) {
+  if (!expired) disablePush(getToken());
   setToken(null);
   state.user = null;
   state.me = null;
@@ -346,4 +348,5 @@ hooks.realtime = realtime;
   renderHeader();
   realtime.restart();
   route();
+  registerServiceWorker(); // notifications and "you are offline"; asks nothing of the player
 }());

@@ -7,6 +7,8 @@ import { errorMessage } from './messages.js';
 import { authCard } from './auth.js';
 import { defaultSettings, settingsChips, settingsForm } from './settings.js';
 import { howToPlayButton } from './help.js';
+import { myGamesCard } from './mygames.js';
+import { pushCard } from './push.js';
 
 const STATUS_TABS = [['waiting', 'Waiting'], ['playing', 'Playing'], ['finished', 'Finished']];
 let pollTimer = null;
@@ -105,7 +107,7 @@ export function renderLobby(container) {
     },
   }, label)));
   const side = state.user
-    ? [createCard(), invitationsCard()]
+    ? [myGamesCard(), createCard(), invitationsCard(), pushCard()]
     : [authCard({ title: 'Play Liar\'s Lies', subtitle: 'Bid on everyone\'s dice, call the liars, be the last one with dice.' })];
   mount(container, h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),

@@ -5,12 +5,15 @@ import { defaultSystem, systemOf, systems } from './systems/index.js';
 
 /** Settings every room has, whatever its rules (a system's own fields come from its module). */
 const SHARED_FIELDS = [
-  { name: 'turn_seconds', label: 'Time per turn', default: 30, options: [[15, '15 s'], [30, '30 s'], [60, '60 s']] },
+  { name: 'pace', label: 'Pace', default: 'live', options: [['live', 'Live'], ['correspondence', 'A move now and then']] },
+  { name: 'turn_seconds', label: 'Time per turn', default: 30, options: [[15, '15 s'], [30, '30 s'], [60, '60 s'], [3600, '1 hour'], [43200, '12 hours'], [86400, '24 hours'], [259200, '72 hours']] },
   { name: 'break_seconds', label: 'Break between rounds', default: 60, options: [[30, '30 s'], [60, '60 s'], [120, '120 s']] },
   { name: 'joining', label: 'Joining', default: 'open', options: [['open', 'Open'], ['approval', 'Host approval'], ['passcode', '4-digit passcode']] },
 ];
 
 const RULES_LABEL = 'Rules';
+const TURNS_BY_PACE = { live: [15, 30, 60], correspondence: [3600, 43200, 86400, 259200] };
+const DEFAULT_TURN = { live: 30, correspondence: 86400 };
 
 /** The settings of a new room: the default system's fields and the shared ones, at their defaults. */
 export function defaultSettings() {
@@ -80,6 +83,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
         const kind = typeof field.options[0][0];
         const typed = kind === 'number' ? Number(raw) : kind === 'boolean' ? raw === 'true' : raw;
         onChange(field.name, typed);
+        if (field.name === 'pace') fitTurnToPace(typed);
       },
     }, field.options.map(([v, label]) => h('option', { value: String(v) }, label)));
     if (guestRoom && field.name === 'joining') {
@@ -90,6 +94,17 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
     fieldRows.push([field.name, row, select]);
     return row;
   });
+  // The turn times of the chosen pace only; a pace change takes that pace's default turn.
+  function fitTurnToPace(pace, quiet) {
+    const turn = fieldRows.find(([name]) => name === 'turn_seconds');
+    if (!turn) return;
+    const allowed = TURNS_BY_PACE[pace] || TURNS_BY_PACE.live;
+    for (const option of turn[2].options) option.hidden = !allowed.includes(Number(option.value));
+    if (!allowed.includes(Number(turn[2].value))) {
+      turn[2].value = String(DEFAULT_TURN[pace] ?? 30);
+      if (!quiet) onChange('turn_seconds', Number(turn[2].value));
+    }
+  }
   function sync() {
     help.textContent = rulesHelp(rules);
     for (const [owner, note] of notes) note.hidden = rules !== owner;
@@ -100,6 +115,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
     }
   }
   sync();
+  fitTurnToPace(values.pace ?? 'live', true);
   return h('div', { class: 'settings-form' }, rulesRow, rows, notes.map(([, note]) => note));
 }
 
