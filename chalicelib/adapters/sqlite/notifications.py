@@ -1,62 +1,28 @@
-"""SQLite: each user's seats ("my games"), Web Push subscriptions and mobile devices.
+"""SQLite seats ("my games"), Web Push subscriptions and mobile devices.
 
-The ``NotificationStore`` port on the tables of schema step 5 (``MIGRATION``):
+| table | key | columns |
+|---|---|---|
+| ``seats`` | ``user_id``, ``room_id`` | (the rooms a user sits in while they are open) |
+| ``push_subscriptions`` | ``endpoint`` (one owner: a browser subscribed again by another user moves to them) | ``user_id`` (indexed), ``p256dh``, ``auth``, ``created_at`` (ms) |
+| ``devices`` | ``token`` (one owner) | ``user_id`` (indexed), ``platform``, ``endpoint_arn``, ``created_at`` (ms) |
 
-- ``seats (user_id, room_id)``: the rooms a user sits in while they are open;
-- ``push_subscriptions (endpoint PRIMARY KEY, user_id, p256dh, auth, created_at)``: one owner
-  per endpoint (a browser re-subscribed by another user moves to them), listed by user;
-- ``devices (token PRIMARY KEY, user_id, platform, endpoint_arn, created_at)``: the same for
-  mobile push tokens.
-
-Mixed into ``SqliteStore``, whose ``_read``/``_write`` transactions it uses.
+The tables are schema step 5 of ``_schema.MIGRATIONS``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from chalicelib.adapters.sqlite._base import Database
 from chalicelib.ports import DeviceRecord, PushSubscriptionRecord, StoredRoom
-
-MIGRATION: tuple[str, ...] = (
-    """CREATE TABLE seats (
-        user_id TEXT NOT NULL,
-        room_id TEXT NOT NULL,
-        PRIMARY KEY (user_id, room_id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE push_subscriptions (
-        endpoint TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        p256dh TEXT NOT NULL,
-        auth TEXT NOT NULL,
-        created_at INTEGER NOT NULL
-    )""",
-    "CREATE INDEX push_subscriptions_by_user ON push_subscriptions (user_id, created_at)",
-    """CREATE TABLE devices (
-        token TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        platform TEXT NOT NULL,
-        endpoint_arn TEXT,
-        created_at INTEGER NOT NULL
-    )""",
-    "CREATE INDEX devices_by_user ON devices (user_id, created_at)",
-)
-"""Schema step 5: seats, push subscriptions and devices."""
 
 _IN_CHUNK = 500
 
 
-class SqliteNotifications:
+class SqliteNotifications(Database):
     """Seats, push subscriptions and devices (the NotificationStore port)."""
-
-    if False:  # pragma: no cover - provided by SqliteStore
-
-        def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
-        def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
-        def _now_s(self) -> int: ...
 
     def seat(self, user_id: str, room_id: str) -> None:
         with self._write() as db:
