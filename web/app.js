@@ -11,6 +11,7 @@ import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
+import { LANGUAGES, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
 import { disablePush, registerServiceWorker } from './push.js';
 
@@ -46,7 +47,7 @@ async function loadMe() {
 
 function renderHeader() {
   if (!state.user) {
-    mount(userBox, h('span', { class: 'muted small' }, 'Not signed in'));
+    mount(userBox, h('span', { class: 'muted small' }, t('app.notSignedIn')));
     return;
   }
   const rating = state.me && state.me.rating ? state.me.rating['liars-lies'] : null;
@@ -54,9 +55,9 @@ function renderHeader() {
     h('span', { class: 'user-chip', testid: 'current-user' },
       h('span', { class: 'avatar small', 'aria-hidden': 'true' }, initial(state.user.name)),
       h('span', { class: 'user-name' }, state.user.name),
-      state.user.guest ? h('span', { class: 'pill pill-muted' }, 'guest') : null,
-      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: 'ELO rating' }, `ELO ${Math.round(rating)}`) : null),
-    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, 'Sign out'));
+      state.user.guest ? h('span', { class: 'pill pill-muted' }, t('app.guest')) : null,
+      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: t('app.eloTitle') }, t('app.elo', { rating: Math.round(rating) })) : null),
+    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, t('app.signOut')));
 }
 
 async function signedIn(answer) {
@@ -66,7 +67,7 @@ async function signedIn(answer) {
   renderHeader();
   realtime.restart();
   rerenderForNewViewer();
-  toast(`Signed in as ${state.user ? state.user.name : 'guest'}.`, 'info');
+  toast(state.user ? t('app.signedInAs', { name: state.user.name }) : t('app.signedInGuest'), 'info');
 }
 
 function signOut(expired) {
@@ -77,7 +78,7 @@ function signOut(expired) {
   renderHeader();
   realtime.restart();
   rerenderForNewViewer();
-  toast(expired ? 'Your session ended. Please sign in again.' : 'Signed out.', 'info');
+  toast(expired ? t('app.sessionEnded') : t('app.signedOut'), 'info');
 }
 
 function rerenderForNewViewer() {
@@ -130,7 +131,7 @@ async function refreshRoom() {
     applyRoom(room);
   } catch (err) {
     if (state.roomId !== roomId) return;
-    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist (it may have expired).' : errorMessage(err));
+    if (!state.room) showRoomError(main, err.status === 404 ? t('app.roomMissing') : errorMessage(err));
   }
 }
 
@@ -152,7 +153,7 @@ function enterRoom(roomId) {
 function leaveRoom() {
   if (!state.roomId) return;
   realtime.unsubscribe(state.roomId);
-  document.title = "Liar's Lies";
+  document.title = t('app.name');
   state.roomId = null;
   state.room = null;
   pushes.reset();
@@ -252,10 +253,7 @@ const realtime = new Realtime({
     }
     state.connection = status;
     connection.dataset.status = status;
-    const label = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
-    connection.title = label;
-    connectionLabel.textContent = label;
-    connectionLabel.dataset.status = status;
+    showConnection();
   },
   onConnected: () => {
     // Anything may have happened while we were away: resync over REST.
@@ -265,6 +263,38 @@ const realtime = new Realtime({
     }
   },
 });
+
+/** The header's connection light and words, in the chosen language. */
+function showConnection() {
+  const status = state.connection;
+  connection.dataset.status = status;
+  const label = t({ online: 'app.live', connecting: 'app.connecting', offline: 'app.offline' }[status] || 'app.connecting');
+  connection.title = label;
+  connectionLabel.textContent = label;
+  connectionLabel.dataset.status = status;
+}
+
+// ---- language ---------------------------------------------------------------------
+
+/** The static words of index.html (header links, names), in the chosen language. */
+function staticWords() {
+  document.title = t('app.name');
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
+  showConnection();
+}
+
+/** The language picker in the header. */
+function languagePicker() {
+  const box = document.getElementById('language-box');
+  if (!box) return;
+  const select = h('select', {
+    id: 'language', class: 'language-select', testid: 'language', 'aria-label': t('app.language'),
+    value: language(),
+    onchange: (event) => setLanguage(event.target.value),
+  }, LANGUAGES.map(([code, name]) => h('option', { value: code, lang: code }, name)));
+  mount(box, select);
+}
 
 // ---- timers -------------------------------------------------------------------------
 
@@ -343,7 +373,17 @@ hooks.realtime = realtime;
 
 (async function start() {
   // The rule systems' modules (systems/<rules>.js) come first: every screen asks them.
-  await Promise.all([loadSystems(), loadMe()]);
+  await Promise.all([loadCatalogues(), loadSystems(), loadMe()]);
+  staticWords();
+  languagePicker();
+  onLanguageChange(() => {
+    // Every screen draws its words when drawn: redraw all of it in the new language.
+    staticWords();
+    languagePicker();
+    renderHeader();
+    if (state.roomId) { renderRoomScreen(main); updateRoomScreen(main); } else route();
+    document.getElementById('language')?.focus();
+  });
   window.addEventListener('hashchange', route);
   renderHeader();
   realtime.restart();

@@ -3,6 +3,7 @@
 import { ApiError, api } from './api.js';
 import { h } from './dom.js';
 import { errorMessage } from './messages.js';
+import { t } from './i18n/index.js';
 
 /** The whole client state. Room views come from the server and are authoritative. */
 export const state = {
@@ -60,7 +61,7 @@ export async function attempt(fn, button, options = {}) {
   } catch (err) {
     if (!(err instanceof ApiError)) {
       console.error(err);
-      toast('Something went wrong.');
+      toast(t('app.somethingWrong'));
       return undefined;
     }
     const text = errorMessage(err, options.action || null, state.room);
@@ -92,14 +93,14 @@ export function playerById(room, id) {
 
 export function playerName(room, id) {
   const player = playerById(room, id);
-  return player ? player.name : 'someone';
+  return player ? player.name : t('common.someone');
 }
 
 /** Name of a chat message author: the contract names it "user". */
 export function authorName(user) {
-  if (!user) return 'unknown';
+  if (!user) return t('common.unknown');
   if (typeof user === 'string') return user;
-  return user.name || 'unknown';
+  return user.name || t('common.unknown');
 }
 
 /** "1:05" style countdown text. */

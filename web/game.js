@@ -6,24 +6,31 @@ import { attempt, hooks, roomCall, state } from './core.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 import { initial } from './text.js';
-import { actionPath, capitalize, countdown, isActive, myPlayer, turnClock } from './play.js';
+import { actionPath, countdown, isActive, myPlayer, turnClock } from './play.js';
 import { roomSystem } from './systems/index.js';
+import { t, tNodes } from './i18n/index.js';
+import { clockCalled } from './table.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
 // the reveal, the words) comes from the room's system module (systems/<rules>.js).
+
+/** A bot level in words (an unknown level as the server named it). */
+function levelWords(level) {
+  return ['strong', 'medium', 'easy'].includes(level) ? t(`waiting.level.${level}`) : String(level);
+}
 
 // ---- the bid slot -------------------------------------------------------------
 
 /** Between rounds and during the final reveal: one short line, not a big empty card. */
 function idleBidPanel(room, mine = myPlayer(room)) {
   const g = room.game;
-  const { round } = roomSystem(room).terms;
+  const { terms } = roomSystem(room);
   const note = g.phase === 'break'
-    ? [`${capitalize(round)} ${g.round} is over. Next ${round} in `, countdown(g.break && g.break.deadline)]
-    : ['Final reveal: results in a moment…'];
-  const role = !mine ? ' You are watching.' : !isActive(mine) ? ' You keep watching.' : '';
+    ? tNodes(terms.roundOver, { n: g.round, time: countdown(g.break && g.break.deadline) })
+    : [t('game.finalRevealSoon')];
+  const role = !mine ? t('game.youWatch') : !isActive(mine) ? t('game.youKeepWatching') : '';
   return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
-    h('p', { class: 'idle-line' }, note, role));
+    h('p', { class: 'idle-line' }, note, role ? [' ', role] : null));
 }
 
 function bidPanel(room) {
@@ -50,21 +57,24 @@ function playerCard(room, player) {
     h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : initial(player.name)),
     h('span', { class: 'player-card-name' },
       h('strong', {}, player.name),
-      isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
-      bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
+      isMe ? h('span', { class: 'pill pill-me' }, t('game.you')) : null,
+      bot ? h('span', { class: 'pill pill-muted' }, player.level ? t('game.botLevel', { level: levelWords(player.level) }) : t('game.bot')) : null),
     parts.count),
-  h('div', { class: 'player-card-dice' }, parts.dice),
+  h('div', { class: 'player-card-dice' }, parts.dice,
+    // Your dice as text, for screen readers (the faces above are pictures).
+    isMe && !out && Array.isArray(me.dice) && me.dice.length
+      ? h('span', { class: 'sr-only', testid: 'my-dice-text' }, t('game.yourDiceLine', { list: me.dice.map(String) })) : null),
   h('div', { class: 'player-card-foot' },
     parts.bid,
-    onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn' : 'Thinking', turnClock(g.turn)) : null,
-    agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
-    player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
+    onTurn ? h('span', { class: 'turn-chip' }, isMe ? t('game.yourTurn') : t('game.thinking'), turnClock(g.turn)) : null,
+    agreed ? h('span', { class: 'pill pill-ok' }, t('game.agreed')) : null,
+    player.rank ? h('span', { class: 'pill pill-muted' }, t('game.rank', { n: player.rank })) : null));
 }
 
 function playersPanel(room) {
   const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
   return h('section', { class: 'card players-panel', testid: 'player-cards' },
-    h('h2', {}, 'Players'),
+    h('h2', {}, t('game.players')),
     h('ul', { class: 'player-cards' }, players.map((p) => playerCard(room, p))));
 }
 
@@ -98,11 +108,16 @@ function resignControl(room) {
       const confirm = h('button', {
         class: 'btn btn-danger btn-small', testid: 'resign-confirm',
         onclick: (event) => roomCall('POST', actionPath(room), { type: 'resign' }, event.currentTarget),
-      }, 'Yes, resign');
-      const cancel = h('button', { class: 'btn btn-ghost btn-small', testid: 'resign-cancel', onclick: () => mount(box, ask) }, 'Cancel');
-      mount(box, h('span', { class: 'small' }, 'Resign this game? '), confirm, cancel);
+      }, t('game.yesResign'));
+      const cancel = h('button', {
+        class: 'btn btn-ghost btn-small', testid: 'resign-cancel',
+        onclick: () => { mount(box, ask); ask.focus(); },
+      }, t('common.cancel'));
+      mount(box, h('span', { class: 'small' }, t('game.resignQ'), ' '), confirm, cancel);
+      // Focus moves to the question's safe answer.
+      cancel.focus();
     },
-  }, 'Resign');
+  }, t('game.resign'));
   void g;
   return mount(box, ask);
 }
@@ -110,17 +125,17 @@ function resignControl(room) {
 function metricsPanel(room) {
   const g = room.game;
   const mine = myPlayer(room);
-  let timeLabel = 'Time';
+  let timeLabel = t('game.time');
   let deadline = null;
-  if (g.phase === 'bidding' && g.turn) { timeLabel = 'Turn time'; deadline = g.turn.deadline; }
-  if (g.phase === 'break' && g.break) { timeLabel = 'Break'; deadline = g.break.deadline; }
+  if (g.phase === 'bidding' && g.turn) { timeLabel = t('game.turnTime'); deadline = g.turn.deadline; }
+  if (g.phase === 'break' && g.break) { timeLabel = t('game.break'); deadline = g.break.deadline; }
   const metric = (label, value, testid) => h('div', { class: 'metric', testid },
     h('span', { class: 'metric-label' }, label), h('span', { class: 'metric-value' }, value));
   const terms = roomSystem(room).terms;
   const parts = [
-    metric(capitalize(terms.round), String(g.round), 'metric-round'),
-    metric(timeLabel, g.phase === 'final_reveal' ? 'Final reveal' : countdown(deadline, 'big'), 'metric-time'),
-    metric(`${capitalize(terms.pieces)} in play`, String(g.total_dice), 'metric-dice'),
+    metric(t(terms.Round), String(g.round), 'metric-round'),
+    metric(timeLabel, g.phase === 'final_reveal' ? t('game.finalReveal') : countdown(deadline, 'big'), 'metric-time'),
+    metric(t(terms.piecesInPlay), String(g.total_dice), 'metric-dice'),
   ];
   if (mine && state.user) {
     const mode = continueMode();
@@ -132,15 +147,15 @@ function metricsPanel(room) {
     let agree = null;
     if (g.phase === 'break' && isActive(mine)) {
       agree = agreed
-        ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, 'Agreed ✓')
+        ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, t('game.agreed'))
         : h('button', {
           class: 'btn btn-primary btn-small', testid: 'agree',
           onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget),
-        }, 'Agree to next round');
+        }, t('game.agree'));
     }
     parts.push(h('div', { class: 'metric metric-continue', testid: 'metric-continue' },
-      h('span', { class: 'metric-label' }, 'Continue'),
-      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Continue mode' }, seg('auto', 'Auto'), seg('manual', 'Manual')),
+      h('span', { class: 'metric-label' }, t('game.continue')),
+      h('div', { class: 'segmented', role: 'group', 'aria-label': t('game.continueMode') }, seg('auto', t('game.auto')), seg('manual', t('game.manual'))),
       agree));
   }
   if (mine && isActive(mine) && room.status === 'playing') parts.push(resignControl(room));
@@ -154,11 +169,11 @@ function revealPanel(room) {
   const reveal = g && g.last_reveal;
   const system = roomSystem(room);
   if (!reveal) {
-    return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, 'Round reveal'),
-      h('p', { class: 'muted' }, system.terms.revealHint));
+    return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, t(system.terms.revealTitle)),
+      h('p', { class: 'muted' }, t(system.terms.revealHint)));
   }
   const previous = g.phase === 'bidding' && reveal.round < g.round;
-  return system.reveal(room, reveal, { previous });
+  return system.reveal(room, reveal, { previous, byClock: clockCalled(room, reveal.round) });
 }
 
 // ---- screen -----------------------------------------------------------------
@@ -167,7 +182,7 @@ function bannerPanel(room) {
   const g = room.game;
   if (room.status === 'finished') return resultsCard(room);
   if (g && g.phase === 'final_reveal') {
-    return h('section', { class: 'card banner', testid: 'final-reveal' }, h('strong', {}, 'Final reveal'), ' — results in a moment…');
+    return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
   }
   return null;
 }
@@ -202,5 +217,6 @@ export function renderGame(container, room) {
   }
   panel(slot('reveal'), JSON.stringify([g && g.last_reveal, g && g.round, g && g.phase, room.players, room.settings && room.settings.rules]), () => (g ? revealPanel(room) : null));
   panel(slot('extras'), JSON.stringify([room.status, me.player_id, room.players]),
-    () => (!finished && me.player_id ? eloPreviewCard(room, { collapsible: true }) : null));
+    // No preview of rating changes in a game that changes no rating (issue 28 defect 8).
+    () => (!finished && me.player_id && room.rated !== false ? eloPreviewCard(room, { collapsible: true }) : null));
 }

@@ -8,17 +8,8 @@ import { api, getToken } from './api.js';
 import { h } from './dom.js';
 import { state, toast } from './core.js';
 import { errorMessage } from './messages.js';
+import { t } from './i18n/index.js';
 
-// Words of this module (moved into the i18n catalogues with the rest of the client's words).
-const WORDS = {
-  on: 'Turn on notifications',
-  off: 'Turn off notifications',
-  hint: 'Be told when it is your turn, even with this page closed.',
-  blocked: 'Notifications are blocked for this site in your browser settings.',
-  enabled: 'Notifications are on.',
-  disabled: 'Notifications are off.',
-  title: 'Notifications',
-};
 
 let registration = null;
 
@@ -57,7 +48,7 @@ async function currentSubscription() {
 /** Ask permission (the player pressed the button), subscribe, and tell the server. */
 export async function enablePush() {
   const permission = await Notification.requestPermission();
-  if (permission !== 'granted') throw new Error(WORDS.blocked);
+  if (permission !== 'granted') throw new Error(t('push.blocked'));
   const { key } = await api('GET', '/push/vapid-public-key');
   const reg = registration || (await navigator.serviceWorker.ready);
   const subscription = (await reg.pushManager.getSubscription())
@@ -87,29 +78,29 @@ export async function disablePush(token = getToken()) {
 /** The opt-in card of the lobby: for registered players on browsers that can. */
 export function pushCard() {
   if (!pushSupported() || !state.user || state.user.guest) return null;
-  const status = h('p', { class: 'muted small', testid: 'push-status' }, WORDS.hint);
-  const button = h('button', { class: 'btn btn-secondary btn-block', type: 'button', testid: 'push-toggle' }, WORDS.on);
+  const status = h('p', { class: 'muted small', testid: 'push-status' }, t('push.hint'));
+  const button = h('button', { class: 'btn btn-secondary btn-block', type: 'button', testid: 'push-toggle' }, t('push.on'));
   let on = false;
   function show(value) {
     on = value;
-    button.textContent = on ? WORDS.off : WORDS.on;
+    button.textContent = on ? t('push.off') : t('push.on');
     button.setAttribute('aria-pressed', String(on));
   }
   if (Notification.permission === 'granted') {
     currentSubscription().then((s) => show(Boolean(s))).catch(() => {});
   } else if (Notification.permission === 'denied') {
-    status.textContent = WORDS.blocked;
+    status.textContent = t('push.blocked');
   }
   button.addEventListener('click', async () => {
     button.disabled = true;
     try {
-      if (on) { await disablePush(); show(false); toast(WORDS.disabled); }
-      else { await enablePush(); show(true); toast(WORDS.enabled); }
+      if (on) { await disablePush(); show(false); toast(t('push.disabled')); }
+      else { await enablePush(); show(true); toast(t('push.enabled')); }
     } catch (err) {
-      status.textContent = err && err.code ? errorMessage(err) : (err && err.message) || WORDS.blocked;
+      status.textContent = err && err.code ? errorMessage(err) : (err && err.message) || t('push.blocked');
     } finally {
       button.disabled = false;
     }
   });
-  return h('section', { class: 'card', testid: 'push-card' }, h('h2', {}, WORDS.title), status, button);
+  return h('section', { class: 'card', testid: 'push-card' }, h('h2', {}, t('push.title')), status, button);
 }

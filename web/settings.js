@@ -1,19 +1,31 @@
 // Room settings: labels, allowed values (docs/API.md, "Settings"), form fields and summaries.
 
 import { h } from './dom.js';
-import { defaultSystem, systemOf, systems } from './systems/index.js';
+import { defaultSystem, systemLabel, systemOf, systems } from './systems/index.js';
+import { t } from './i18n/index.js';
 
-/** Settings every room has, whatever its rules (a system's own fields come from its module). */
+/**
+ * Settings every room has, whatever its rules (a system's own fields come from its module).
+ * A field's `label` and each option's label are catalogue keys; an option may carry the params
+ * of its words: [value, key, params].
+ */
+const SECONDS = (values) => values.map((n) => [n, 'settings.seconds', { n }]);
+const HOURS = (values) => values.map((n) => [n * 3600, 'settings.hours', { count: n }]);
 const SHARED_FIELDS = [
-  { name: 'pace', label: 'Pace', default: 'live', options: [['live', 'Live'], ['correspondence', 'A move now and then']] },
-  { name: 'turn_seconds', label: 'Time per turn', default: 30, options: [[15, '15 s'], [30, '30 s'], [60, '60 s'], [3600, '1 hour'], [43200, '12 hours'], [86400, '24 hours'], [259200, '72 hours']] },
-  { name: 'break_seconds', label: 'Break between rounds', default: 60, options: [[30, '30 s'], [60, '60 s'], [120, '120 s']] },
-  { name: 'joining', label: 'Joining', default: 'open', options: [['open', 'Open'], ['approval', 'Host approval'], ['passcode', '4-digit passcode']] },
+  { name: 'pace', label: 'settings.pace', default: 'live', options: [['live', 'settings.pace.live'], ['correspondence', 'settings.pace.correspondence']] },
+  { name: 'turn_seconds', label: 'settings.turn_seconds', default: 30, options: [...SECONDS([15, 30, 60]), ...HOURS([1, 12, 24, 72])] },
+  { name: 'break_seconds', label: 'settings.break_seconds', default: 60, options: SECONDS([30, 60, 120]) },
+  { name: 'joining', label: 'settings.joining', default: 'open', options: [['open', 'settings.joining.open'], ['approval', 'settings.joining.approval'], ['passcode', 'settings.joining.passcode']] },
 ];
 
-const RULES_LABEL = 'Rules';
+const RULES_LABEL = 'settings.rules';
 const TURNS_BY_PACE = { live: [15, 30, 60], correspondence: [3600, 43200, 86400, 259200] };
 const DEFAULT_TURN = { live: 30, correspondence: 86400 };
+
+/** An option's words. */
+function optionWords([, key, params]) {
+  return t(key, params || {});
+}
 
 /** The settings of a new room: the default system's fields and the shared ones, at their defaults. */
 export function defaultSettings() {
@@ -38,16 +50,17 @@ function applies(name, rules) {
 
 export function rulesLabel(value) {
   const found = systems().find((s) => s.rules === value);
-  return found ? found.label : String(value ?? defaultSystem().label);
+  return found ? systemLabel(found) : String(value ?? systemLabel(defaultSystem()));
 }
 
 function rulesHelp(value) {
-  return systemOf(value).summary;
+  const system = systemOf(value);
+  return t(`${system.rules}.summary`);
 }
 
 function optionLabel(field, value) {
   const found = field.options.find(([v]) => String(v) === String(value));
-  return found ? found[1] : String(value ?? '—');
+  return found ? optionWords(found) : String(value ?? '—');
 }
 
 /**
@@ -59,7 +72,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
   const help = h('span', { class: 'field-help muted small', testid: `${prefix}-rules-help` }, rulesHelp(rules));
   // A system's note says which of the other systems' settings it does without.
   const notes = systems().filter((system) => system.note).map((system) => [system.rules,
-    h('p', { class: 'muted small settings-note', testid: `${prefix}-${system.rules}-note` }, system.note)]);
+    h('p', { class: 'muted small settings-note', testid: `${prefix}-${system.rules}-note` }, t(`${system.rules}.note`))]);
   const rulesId = `${prefix}-rules`;
   const rulesSelect = h('select', {
     id: rulesId, testid: rulesId, value: rules,
@@ -68,9 +81,9 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
       sync();
       onChange('rules', rules);
     },
-  }, systems().map((system) => h('option', { value: system.rules }, system.label)));
+  }, systems().map((system) => h('option', { value: system.rules }, systemLabel(system))));
   const rulesRow = h('label', { class: 'field field-wide', for: rulesId },
-    h('span', { class: 'field-label' }, RULES_LABEL), rulesSelect, help);
+    h('span', { class: 'field-label' }, t(RULES_LABEL)), rulesSelect, help);
   const fieldRows = [];
   const rows = allFields().map((field) => {
     const id = `${prefix}-${field.name}`;
@@ -85,12 +98,12 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
         onChange(field.name, typed);
         if (field.name === 'pace') fitTurnToPace(typed);
       },
-    }, field.options.map(([v, label]) => h('option', { value: String(v) }, label)));
+    }, field.options.map((option) => h('option', { value: String(option[0]) }, optionWords(option))));
     if (guestRoom && field.name === 'joining') {
       select.disabled = true;
-      select.title = 'Guest rooms cannot be joined by others';
+      select.title = t('settings.guestJoining');
     }
-    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, field.label), select);
+    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, t(field.label)), select);
     fieldRows.push([field.name, row, select]);
     return row;
   });
@@ -124,10 +137,10 @@ export function settingsSummary(values) {
   const rules = values.rules ?? defaultSystem().rules;
   const fields = allFields().filter((field) => applies(field.name, rules));
   return h('dl', { class: 'settings-summary' },
-    h('dt', {}, RULES_LABEL),
+    h('dt', {}, t(RULES_LABEL)),
     h('dd', { testid: 'summary-rules', title: rulesHelp(values.rules) }, rulesLabel(rules)),
     fields.map((field) => [
-      h('dt', {}, field.label),
+      h('dt', {}, t(field.label)),
       h('dd', { testid: `summary-${field.name}` }, optionLabel(field, values[field.name] ?? field.default)),
     ]));
 }
@@ -136,9 +149,9 @@ export function settingsSummary(values) {
 export function settingsChips(values) {
   const v = values || {};
   const chips = systemOf(v.rules).chips(v);
-  if (v.joining === 'approval') chips.push('approval');
-  if (v.joining === 'passcode') chips.push('passcode');
-  return h('span', { class: 'chips' }, chips.map((c) => h('span', { class: 'chip' }, c)));
+  if (v.joining === 'approval') chips.push(t('settings.chip.approval'));
+  if (v.joining === 'passcode') chips.push(t('settings.chip.passcode'));
+  return h('span', { class: 'chips', role: 'list', 'aria-label': t('settings.chips') }, chips.map((c) => h('span', { class: 'chip', role: 'listitem' }, c)));
 }
 
 /** Short avatar mark of a bot: "B1" for "Bot 1". */

@@ -4,12 +4,24 @@
 // A push message is the JSON of docs/API.md ("Notifications"):
 // {"type", "room_id", "rules", "title", "body"}. It never carries dice.
 
-const OFFLINE_HTML = '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-  + '<meta name="viewport" content="width=device-width, initial-scale=1">'
-  + '<title>Liar\'s Lies</title></head><body style="font-family:system-ui,sans-serif;'
-  + 'background:#1e1b4b;color:#fff;display:grid;place-items:center;min-height:100vh;margin:0">'
-  + '<main data-testid="offline"><h1>You are offline</h1><p>Liar\'s Lies needs a connection. '
-  + 'It will load again when you are back online.</p></main></body></html>';
+// The offline page in the three languages of web/i18n/ (a worker cannot load the catalogues
+// without the network it is standing in for, so its few words live here).
+const OFFLINE_WORDS = {
+  en: ['You are offline', 'Liar\'s Lies needs a connection. It will load again when you are back online.'],
+  es: ['No tienes conexión', 'Liar\'s Lies necesita conexión. Se cargará de nuevo cuando vuelvas a estar en línea.'],
+  'pt-BR': ['Você está sem conexão', 'Liar\'s Lies precisa de conexão. Ele carrega de novo quando você voltar a ficar on-line.'],
+};
+
+function offlineHtml() {
+  const tag = String((self.navigator && self.navigator.language) || 'en').toLowerCase();
+  const lang = tag.startsWith('pt') ? 'pt-BR' : tag.startsWith('es') ? 'es' : 'en';
+  const [title, text] = OFFLINE_WORDS[lang];
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">`
+    + '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    + '<title>Liar\'s Lies</title></head><body style="font-family:system-ui,sans-serif;'
+    + 'background:#1e1b4b;color:#fff;display:grid;place-items:center;min-height:100vh;margin:0">'
+    + `<main data-testid="offline"><h1>${title}</h1><p>${text}</p></main></body></html>`;
+}
 
 self.addEventListener('install', (event) => { event.waitUntil(self.skipWaiting()); });
 self.addEventListener('activate', (event) => { event.waitUntil(self.clients.claim()); });
@@ -65,7 +77,7 @@ self.addEventListener('notificationclick', (event) => {
 
 self.addEventListener('fetch', (event) => {
   if (event.request.mode !== 'navigate') return; // the API and assets go to the network as ever
-  event.respondWith(fetch(event.request).catch(() => new Response(OFFLINE_HTML, {
+  event.respondWith(fetch(event.request).catch(() => new Response(offlineHtml(), {
     status: 503, headers: { 'Content-Type': 'text/html; charset=utf-8' },
   })));
 });
