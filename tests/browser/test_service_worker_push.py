@@ -123,3 +123,52 @@ def test_offline_navigation_says_you_are_offline(server: LocalServer, browser: B
         assert "You are offline" in page.inner_text("h1")
     finally:
         context.close()
+
+
+def _register(server: LocalServer, name: str) -> tuple[str, str]:
+    answer = httpx.post(
+        f"{server.url}/auth/register", json={"username": name, "password": "correct horse"}
+    ).json()
+    return answer["token"], answer["user"]["id"]
+
+
+def test_the_lobby_lists_my_games_my_turn_first_and_offers_notifications(
+    server: LocalServer, browser: Browser
+) -> None:
+    suffix = str(time.monotonic_ns())[-6:]
+    tokens = dict(
+        [_register(server, f"ana{suffix}")[::-1], _register(server, f"ben{suffix}")[::-1]]
+    )
+    (ana_id, ana), (ben_id, ben) = tokens.items()
+    settings = {"pace": "correspondence", "starting_dice": 2}
+    auth = {"Authorization": f"Bearer {ana}"}
+    rid = httpx.post(f"{server.url}/rooms", json={"settings": settings}, headers=auth).json()["id"]
+    ben_auth = {"Authorization": f"Bearer {ben}"}
+    httpx.post(f"{server.url}/rooms/{rid}/join", json={}, headers=ben_auth)
+    httpx.put(f"{server.url}/rooms/{rid}/ready", json={"ready": True}, headers=ben_auth)
+    view = httpx.post(f"{server.url}/rooms/{rid}/start", json={}, headers=auth).json()
+    holder = next(p for p in view["players"] if p["id"] == view["game"]["turn"]["player_id"])
+    token = tokens[holder["user_id"]]
+    context = browser.new_context()
+    try:
+        context.add_init_script(f"localStorage.setItem('liars-lies.token', {json.dumps(token)})")
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_selector(by_testid("my-game"))
+        assert page.inner_text(by_testid("my-games-summary")) == "Your turn in 1 game"
+        assert page.get_attribute(by_testid("my-game"), "data-room-id") == rid
+        assert page.is_visible(by_testid("my-turn"))
+        # the opt-in is offered, and nothing was asked at load
+        assert page.inner_text(by_testid("push-toggle")) == "Turn on notifications"
+        assert page.evaluate("Notification.permission") == "default"
+        # the create form's pace: correspondence takes a day per turn
+        page.select_option(by_testid("create-setting-pace"), "correspondence")
+        assert page.input_value(by_testid("create-setting-turn_seconds")) == "86400"
+        hidden = page.eval_on_selector_all(
+            f"{by_testid('create-setting-turn_seconds')} option",
+            "(os) => os.filter((o) => !o.hidden).map((o) => o.value)",
+        )
+        assert hidden == ["3600", "43200", "86400", "259200"]
+    finally:
+        context.close()
+    assert ana_id and ben_id
