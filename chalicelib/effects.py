@@ -11,6 +11,9 @@ hands the list to ``run``, the one executor (ARCHITECTURE.md decision 6):
   bookkeeping is retried first, and repaired on later touches). ``AddInvitation`` alone is
   required: it is retried, and a fault that remains surfaces as a 503 (repeating an
   invitation is idempotent), so it is planned last.
+- Seats ("my games") and notifications (``Notify``: your turn, invited) are planned from what
+  the change read (``Seen``) and what it wrote, never written on a move: a seat changes when a
+  player sits down or leaves or the room ends (docs/DECISIONS.md, "Issue 27").
 - The wake-up is created before the previous version's is deleted (``schedule_next``), so a
   failure in between leaves a wake-up too many, never one too few; a room read without a write
   gets its wake-up repaired (``RepairWakeUp``, ``ensure_wake_up``).
