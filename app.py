@@ -15,6 +15,7 @@ the same error shape by the ``project_errors`` middleware.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,6 +82,11 @@ def _service() -> Any:
     from chalicelib.service import Service
 
     return Service(wiring.get_deps())
+
+
+def _use(area: str) -> Any:
+    """The use cases of ``area`` (``chalicelib.service.<area>``), imported on first use."""
+    return importlib.import_module(f"chalicelib.service.{area}")
 
 
 def _json(status: int, payload: Any, exc: BaseException | None = None) -> Response:
@@ -150,7 +156,7 @@ def api(
                     _observability().bind(user_id=caller.user_id)
                 if caller is not None and auth != "none":
                     # A valid token of a user that no longer exists is refused (401).
-                    caller = _service().known(caller)
+                    caller = _use("accounts").known(_service(), caller)
                 if auth == "signed_in":
                     caller = require(caller)
                 elif auth == "registered":
@@ -277,7 +283,7 @@ def asyncapi() -> dict[str, Any]:
 )
 def auth_guest(call: Call) -> Any:
     """A new anonymous account and its token."""
-    return _service().guest(call.body.name, call.source)
+    return _use("accounts").guest(_service(), call.body.name, call.source)
 
 
 @api(
@@ -290,19 +296,21 @@ def auth_guest(call: Call) -> Any:
 )
 def auth_register(call: Call) -> Any:
     """A new registered account and its token."""
-    return _service().register(call.body.username, call.body.password, call.source)
+    return _use("accounts").register(
+        _service(), call.body.username, call.body.password, call.source
+    )
 
 
 @api("POST", "/auth/login", summary="Sign in", body_model=s.LoginBody, answer=s.AuthAnswer)
 def auth_login(call: Call) -> Any:
     """A token for username and password (a wrong password is 401 whatever its length)."""
-    return _service().login(call.body.username, call.body.password, call.source)
+    return _use("accounts").login(_service(), call.body.username, call.body.password, call.source)
 
 
 @api("GET", "/me", summary="Profile", auth="signed_in", answer=s.MeAnswer)
 def me(call: Call) -> Any:
     """The caller's profile, rating, preferences and invitations."""
-    return _service().me(call.caller)
+    return _use("accounts").me(_service(), call.caller)
 
 
 @api(
@@ -315,26 +323,21 @@ def me(call: Call) -> Any:
 )
 def me_preferences(call: Call) -> Any:
     """Store the continue mode (and apply it in the caller's rooms)."""
-    return _service().set_preferences(call.caller, call.body.continue_mode, call.body.room_id)
-
-
-def _notifications() -> Any:
-    from chalicelib import wiring
-    from chalicelib.notifications import Notifications
-
-    return Notifications(wiring.get_deps())
+    return _use("accounts").set_preferences(
+        _service(), call.caller, call.body.continue_mode, call.body.room_id
+    )
 
 
 @api("GET", "/me/games", summary="My games", auth="signed_in", answer=s.MyGamesAnswer)
 def my_games(call: Call) -> Any:
     """The caller's waiting and playing rooms, theirs to move first."""
-    return _notifications().my_games(call.caller.user_id)
+    return _use("notifications").my_games(_service(), call.caller.user_id)
 
 
 @api("GET", "/push/vapid-public-key", summary="Web Push key", answer=s.VapidKeyAnswer)
 def vapid_public_key(call: Call) -> Any:
     """The server's VAPID public key (the browser's applicationServerKey)."""
-    return _notifications().vapid_public_key()
+    return _use("notifications").vapid_public_key(_service())
 
 
 @api(
@@ -349,8 +352,8 @@ def vapid_public_key(call: Call) -> Any:
 def push_subscribe(call: Call) -> Any:
     """Store the browser's PushSubscription (201; 200 for an endpoint already stored)."""
     b = call.body
-    created, answer = _notifications().subscribe(
-        call.caller.user_id, b.endpoint, b.keys.p256dh, b.keys.auth
+    created, answer = _use("notifications").subscribe(
+        _service(), call.caller.user_id, b.endpoint, b.keys.p256dh, b.keys.auth
     )
     return Answered(201 if created else 200, answer)
 
@@ -365,7 +368,7 @@ def push_subscribe(call: Call) -> Any:
 )
 def push_unsubscribe(call: Call) -> Any:
     """Forget the caller's subscription at the endpoint (204 either way)."""
-    _notifications().unsubscribe(call.caller.user_id, call.body.endpoint)
+    _use("notifications").unsubscribe(_service(), call.caller.user_id, call.body.endpoint)
     return Answered(204)
 
 
@@ -380,8 +383,8 @@ def push_unsubscribe(call: Call) -> Any:
 )
 def device_add(call: Call) -> Any:
     """Store a mobile push token (201; 200 for a token already stored)."""
-    created, answer = _notifications().add_device(
-        call.caller.user_id, call.body.platform, call.body.token
+    created, answer = _use("notifications").add_device(
+        _service(), call.caller.user_id, call.body.platform, call.body.token
     )
     return Answered(201 if created else 200, answer)
 
@@ -396,7 +399,7 @@ def device_add(call: Call) -> Any:
 )
 def device_remove(call: Call) -> Any:
     """Forget the caller's device with that token (204 either way)."""
-    _notifications().remove_device(call.caller.user_id, call.body.token)
+    _use("notifications").remove_device(_service(), call.caller.user_id, call.body.token)
     return Answered(204)
 
 
@@ -410,7 +413,7 @@ def device_remove(call: Call) -> Any:
 )
 def realtime_ticket(call: Call) -> Any:
     """A single-use, short-lived WebSocket ticket."""
-    return _service().ticket(call.caller)
+    return _use("accounts").ticket(_service(), call.caller)
 
 
 # --- rooms -----------------------------------------------------------------------------------
@@ -419,7 +422,7 @@ def realtime_ticket(call: Call) -> Any:
 @api("GET", "/rooms", summary="Lobby", auth="optional", answer=s.LobbyAnswer, query=("status",))
 def rooms_list(call: Call) -> Any:
     """Rooms by status (default waiting)."""
-    return _service().list_rooms(call.query.get("status"))
+    return _use("lobby").list_rooms(_service(), call.query.get("status"))
 
 
 @api(
@@ -434,13 +437,13 @@ def rooms_list(call: Call) -> Any:
 def rooms_create(call: Call) -> Any:
     """A new room; the creator is host and ready."""
     settings = call.body.settings.changes() if call.body.settings else None
-    return _service().create_room(call.caller, settings)
+    return _use("lobby").create_room(_service(), call.caller, settings)
 
 
 @api("GET", "/rooms/{room_id}", summary="Room view", auth="optional", answer=s.RoomView)
 def room_get(call: Call, room_id: str) -> Any:
     """The room as the caller may see it."""
-    return _service().get_room(room_id, call.caller)
+    return _use("play").get_room(_service(), room_id, call.caller)
 
 
 @api(
@@ -453,7 +456,7 @@ def room_get(call: Call, room_id: str) -> Any:
 def room_history(call: Call, room_id: str) -> Any:
     """Every round of a finished game (format ``liars-lies/hand-history`` v1); during play only
     the latest reveal."""
-    return _service().history(room_id)
+    return _use("records").history(_service(), room_id)
 
 
 @api(
@@ -465,13 +468,13 @@ def room_history(call: Call, room_id: str) -> Any:
 )
 def leaderboard(call: Call) -> Any:
     """The top registered players by rating (at least five rated games)."""
-    return _service().leaderboard(call.query.get("limit"))
+    return _use("records").leaderboard(_service(), call.query.get("limit"))
 
 
 @api("GET", "/users/{username}", summary="Player profile", answer=s.ProfileAnswer)
 def user_profile(call: Call, username: str) -> Any:
     """A registered player's rating, games, wins, best finish and latest rating changes."""
-    return _service().profile(username)
+    return _use("records").profile(_service(), username)
 
 
 @api(
@@ -484,7 +487,7 @@ def user_profile(call: Call, username: str) -> Any:
 )
 def room_settings(call: Call, room_id: str) -> Any:
     """The host edits settings while waiting."""
-    return _service().update_settings(call.caller, room_id, call.body.changes())
+    return _use("lobby").update_settings(_service(), call.caller, room_id, call.body.changes())
 
 
 @api(
@@ -497,13 +500,13 @@ def room_settings(call: Call, room_id: str) -> Any:
 )
 def room_join(call: Call, room_id: str) -> Any:
     """Join, or request to join in approval mode."""
-    return _service().join(call.caller, room_id, call.body.passcode)
+    return _use("lobby").join(_service(), call.caller, room_id, call.body.passcode)
 
 
 @api("POST", "/rooms/{room_id}/leave", summary="Leave a room", auth="signed_in", answer=s.RoomView)
 def room_leave(call: Call, room_id: str) -> Any:
     """Leave a waiting room or withdraw a request."""
-    return _service().leave(call.caller, room_id)
+    return _use("lobby").leave(_service(), call.caller, room_id)
 
 
 @api(
@@ -516,7 +519,7 @@ def room_leave(call: Call, room_id: str) -> Any:
 )
 def room_ready(call: Call, room_id: str) -> Any:
     """A member toggles ready."""
-    return _service().set_ready(call.caller, room_id, call.body.ready)
+    return _use("lobby").set_ready(_service(), call.caller, room_id, call.body.ready)
 
 
 @api(
@@ -528,7 +531,7 @@ def room_ready(call: Call, room_id: str) -> Any:
 )
 def room_approve(call: Call, room_id: str, user_id: str) -> Any:
     """The host seats a requester."""
-    return _service().approve(call.caller, room_id, user_id)
+    return _use("lobby").approve(_service(), call.caller, room_id, user_id)
 
 
 @api(
@@ -540,7 +543,7 @@ def room_approve(call: Call, room_id: str, user_id: str) -> Any:
 )
 def room_deny(call: Call, room_id: str, user_id: str) -> Any:
     """The host denies a requester."""
-    return _service().deny(call.caller, room_id, user_id)
+    return _use("lobby").deny(_service(), call.caller, room_id, user_id)
 
 
 @api(
@@ -553,7 +556,7 @@ def room_deny(call: Call, room_id: str, user_id: str) -> Any:
 )
 def room_invite(call: Call, room_id: str) -> Any:
     """The host invites a registered user by username."""
-    return _service().invite(call.caller, room_id, call.body.username)
+    return _use("invitations").invite(_service(), call.caller, room_id, call.body.username)
 
 
 @api(
@@ -567,7 +570,7 @@ def room_invite(call: Call, room_id: str) -> Any:
 )
 def room_add_bot(call: Call, room_id: str) -> Any:
     """The host adds a bot."""
-    return _service().add_bot(call.caller, room_id, call.body.level)
+    return _use("lobby").add_bot(_service(), call.caller, room_id, call.body.level)
 
 
 @api(
@@ -579,7 +582,7 @@ def room_add_bot(call: Call, room_id: str) -> Any:
 )
 def room_remove_bot(call: Call, room_id: str, player_id: str) -> Any:
     """The host removes a bot."""
-    return _service().remove_bot(call.caller, room_id, player_id)
+    return _use("lobby").remove_bot(_service(), call.caller, room_id, player_id)
 
 
 @api(
@@ -587,7 +590,7 @@ def room_remove_bot(call: Call, room_id: str, player_id: str) -> Any:
 )
 def room_start(call: Call, room_id: str) -> Any:
     """The host starts play."""
-    return _service().start(call.caller, room_id)
+    return _use("lobby").start(_service(), call.caller, room_id)
 
 
 @api(
@@ -601,7 +604,7 @@ def room_start(call: Call, room_id: str) -> Any:
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
     command = call.body.root.command()
-    answer = _service().act(call.caller, room_id, command)
+    answer = _use("play").act(_service(), call.caller, room_id, command)
     _observability().action_applied(command.TYPE)
     return answer
 
@@ -615,7 +618,7 @@ def room_action(call: Call, room_id: str) -> Any:
 )
 def room_tick(call: Call, room_id: str) -> Any:
     """The server applies every deadline that has passed."""
-    return _service().get_room(room_id, call.caller)
+    return _use("play").get_room(_service(), room_id, call.caller)
 
 
 @api(
@@ -628,7 +631,7 @@ def room_tick(call: Call, room_id: str) -> Any:
 )
 def room_recreate(call: Call, room_id: str) -> Any:
     """A participant opens a new room with the same settings."""
-    return _service().recreate(call.caller, room_id)
+    return _use("lobby").recreate(_service(), call.caller, room_id)
 
 
 @api(
@@ -641,7 +644,7 @@ def room_recreate(call: Call, room_id: str) -> Any:
 )
 def room_chat(call: Call, room_id: str) -> Any:
     """Messages in order."""
-    return _service().chat(room_id, call.query.get("after"))
+    return _use("chat").chat(_service(), room_id, call.query.get("after"))
 
 
 @api(
@@ -655,7 +658,7 @@ def room_chat(call: Call, room_id: str) -> Any:
 )
 def room_chat_post(call: Call, room_id: str) -> Any:
     """A registered user posts a message."""
-    return _service().post_chat(call.caller, room_id, call.body.text)
+    return _use("chat").post_chat(_service(), call.caller, room_id, call.body.text)
 
 
 @api(
@@ -668,7 +671,7 @@ def room_chat_post(call: Call, room_id: str) -> Any:
 )
 def room_elo_preview(call: Call, room_id: str) -> Any:
     """The rating changes a finishing order would produce."""
-    return _service().elo_preview(call.caller, room_id, call.body.order)
+    return _use("play").elo_preview(_service(), call.caller, room_id, call.body.order)
 
 
 # --- WebSocket handlers (ws_connect, ws_message, ws_disconnect) and the room_timer lambda ------

@@ -34,10 +34,9 @@ from chalicelib import wiring
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.engine.dice import SeededRoller
-from chalicelib.notifications import Notifications
 from chalicelib.notify import Deliverer
 from chalicelib.push_endpoints import parse_allow_list
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, lobby, notifications, play
 from chalicelib.settings import Settings
 from chalicelib.webpush import VapidKey, WebPushSender, b64u_encode
 
@@ -100,7 +99,9 @@ def notifications_per_second(origin: str, sends: int) -> float:
     deps.store.create_user("u1", "ana", "x", False, "ana")
     for i in range(5):
         keys = browser_keys()
-        Notifications(deps).subscribe("u1", f"{origin}/push/{i}", keys["p256dh"], keys["auth"])
+        notifications.subscribe(
+            Service(deps), "u1", f"{origin}/push/{i}", keys["p256dh"], keys["auth"]
+        )
     message = {"type": "your_turn", "room_id": "r", "rules": "classic", "title": "t", "body": "b"}
     per_call = 5
     calls = max(1, sends // per_call)
@@ -125,20 +126,22 @@ def cpu_per_move(origin: str, subscriptions: int, moves: int) -> float:
         callers.append(Caller(uid, uid, False))
         for i in range(subscriptions):
             keys = browser_keys()
-            Notifications(deps).subscribe(
-                uid, f"{origin}/push/{uid}/{i}", keys["p256dh"], keys["auth"]
+            notifications.subscribe(
+                Service(deps), uid, f"{origin}/push/{uid}/{i}", keys["p256dh"], keys["auth"]
             )
     by_user = {c.user_id: c for c in callers}
     done = 0
     cpu = 0.0
     while done < moves:
-        rid = svc.create_room(callers[0], {"pace": "correspondence", "starting_dice": 10})["id"]
-        svc.join(callers[1], rid, None)
-        svc.set_ready(callers[1], rid, True)
-        svc.start(callers[0], rid)
+        rid = lobby.create_room(svc, callers[0], {"pace": "correspondence", "starting_dice": 10})[
+            "id"
+        ]
+        lobby.join(svc, callers[1], rid, None)
+        lobby.set_ready(svc, callers[1], rid, True)
+        lobby.start(svc, callers[0], rid)
         quantity = 1
         while done < moves:
-            view: dict[str, Any] = svc.get_room(rid, callers[0])
+            view: dict[str, Any] = play.get_room(svc, rid, callers[0])
             game = view["game"]
             if view["status"] != "playing" or game["turn"] is None or quantity > 18:
                 break
@@ -150,7 +153,7 @@ def cpu_per_move(origin: str, subscriptions: int, moves: int) -> float:
                 "turn": game["turn"]["number"],
             }
             start = time.process_time()
-            svc.act(by_user[seat["user_id"]], rid, action)
+            play.act(svc, by_user[seat["user_id"]], rid, action)
             cpu += time.process_time() - start
             quantity += 1
             done += 1

@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from chalicelib import effects, jsonbody, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
-from chalicelib.service import Deps, Service, source_key
+from chalicelib.service import Deps, Service, limits, source_key
+from chalicelib.service.errors import Unknown
 from chalicelib.settings import get_settings
 from chalicelib.wire import (
     CLIENT_ACTIONS,
@@ -77,12 +78,8 @@ def connect(
     d = deps or current_deps()
     now = d.clock.now_ms()
     cfg = get_settings()
-    if not d.store.hit(
-        f"connect-src:{source_key(source)}",
-        cfg.connects_per_source,
-        cfg.connect_window_seconds,
-        now,
-    ):
+    limit = limits.CONNECT
+    if not d.store.hit(limit.key(source_key(source)), limit.allowed(cfg), limit.seconds(cfg), now):
         return dict(TOO_MANY)
     user_id: str | None = None
     if query and "ticket" in query:
@@ -237,11 +234,9 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         done = with_backoff(
             lambda: Service(d).change_room(room_id), what=f"timer of room {room_id}"
         )
-    except ApiError as err:
-        if err.status == 404:
-            log.info("timer for room %s v%s: the room is gone", room_id, version)
-            return {"room_id": room_id, "scheduled_version": version, "gone": True}
-        raise
+    except Unknown:
+        log.info("timer for room %s v%s: the room is gone", room_id, version)
+        return {"room_id": room_id, "scheduled_version": version, "gone": True}
     if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick.

@@ -5,18 +5,37 @@ to state it does not own (no mass assignment of host, dice, version or rating). 
 models describe what the routes return (the room view is built by ``engine.views``; the
 models document it and allow fields to be added). ``ROUTES`` is filled by ``app.py``'s route
 decorator; ``openapi_document()`` turns it into the published document.
+
+What a rule system adds (its settings, the extras of its table, reveal and bids, its events)
+is declared in its package (``engine.systems.<name>.wire``, ``…events``) and composed here
+from the registry (``_composed``): this module names no rule system.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
 from pydantic.json_schema import models_json_schema
 
+from chalicelib.engine import events as engine_events
 from chalicelib.engine.actions import SHARED_FLOW_BODIES, WholeNumber
-from chalicelib.engine.systems import ACTION_BODIES
+from chalicelib.engine.systems import ACTION_BODIES, SYSTEMS
+from chalicelib.engine.wire_models import (
+    Answer,
+    By,
+    DieOut,
+    EventOut,
+    FaceOut,
+    FieldSpec,
+    Stamp,
+    SystemWire,
+    event_model,
+)
+
+__all__ = ["Answer", "By", "DieOut", "FaceOut", "Stamp"]
 
 MAX_BODY_BYTES = 16 * 1024
 """Bodies above this size are refused with 413 before parsing."""
@@ -28,10 +47,17 @@ class Request(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class Answer(BaseModel):
-    """Base of response bodies: fields may be added (API.md)."""
-
-    model_config = ConfigDict(extra="allow")
+def _composed(
+    base: type[BaseModel], part: Callable[[SystemWire], Mapping[str, FieldSpec]]
+) -> type[BaseModel]:
+    """``base`` with every registered system's fields of ``part`` (registry order, each once)."""
+    extras: dict[str, FieldSpec] = {}
+    for system in SYSTEMS.values():
+        for name, spec in part(system.wire).items():
+            if extras.setdefault(name, spec) != spec:
+                raise ValueError(f"{system.name} declares {name!r} unlike another system")
+    model: type[BaseModel] = create_model(base.__name__, __base__=base, **extras)  # type: ignore[call-overload]
+    return model
 
 
 Username = Annotated[str, Field(min_length=3, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -42,20 +68,11 @@ Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
 
 
-FaceOut = int | Literal["*"]
-Rules = Literal["classic", "wild-stars", "poker", "perudo"]
-"""The rule systems: the registry's names (``engine.systems.SYSTEMS``; a test keeps them equal)."""
-PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
-"""A poker die's face, low to high, as views show it (the action bodies declare their own)."""
-PokerCategory = Literal[
-    "high_card",
-    "pair",
-    "two_pairs",
-    "three_of_a_kind",
-    "full_house",
-    "four_of_a_kind",
-    "five_of_a_kind",
-]
+if TYPE_CHECKING:
+    Rules = str
+else:
+    Rules = Literal[tuple(SYSTEMS)]
+    """The rule systems: the registry's names (``engine.systems.SYSTEMS``)."""
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -88,9 +105,7 @@ class PreferencesBody(Request):
     room_id: Id | None = None
 
 
-class SettingsBody(Request):
-    """Room settings (docs/API.md, "Settings"); every field optional (partial edits)."""
-
+class _SharedSettingsBody(Request):
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
@@ -110,12 +125,14 @@ class SettingsBody(Request):
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
-    lives: Annotated[Literal[1, 2, 3, 4, 5], WholeNumber] | None = None
-    dogs_life: bool | None = None
+
+
+class SettingsBody(_composed(_SharedSettingsBody, lambda w: w.settings_body)):  # type: ignore[misc]
+    """Room settings (docs/API.md, "Settings"); every field optional (partial edits)."""
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""
-        return self.model_dump(exclude_unset=True)
+        return cast(dict[str, Any], self.model_dump(exclude_unset=True))
 
 
 class CreateRoomBody(Request):
@@ -320,9 +337,7 @@ class TicketAnswer(Answer):
     expires_at: str
 
 
-class PublicSettings(Answer):
-    """Room settings; ``passcode`` only in the host's view."""
-
+class _SharedSettings(Answer):
     starting_dice: int
     wildcard_chance: int
     penalty: str
@@ -331,11 +346,11 @@ class PublicSettings(Answer):
     joining: str
     rules: str
     pace: str = Field(default="live", description="live or correspondence.")
-    lives: int | None = Field(default=None, description="Poker Liar Dice: lives per player.")
-    dogs_life: bool | None = Field(
-        default=None, description="Poker Liar Dice: the first player out gets one extra life."
-    )
     passcode: str | None = None
+
+
+class PublicSettings(_composed(_SharedSettings, lambda w: w.settings)):  # type: ignore[misc]
+    """Room settings; ``passcode`` only in the host's view."""
 
 
 class LobbyRoom(Answer):
@@ -382,16 +397,12 @@ class MeOut(Answer):
     request: Literal["pending", "denied"] | None
 
 
-class BidOut(Answer):
-    """A bid (``face`` is ``"*"`` for a star bid), or a poker claim (``hand``, ``category``)."""
-
+class _BidBase(Answer):
     player_id: str
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: list[PokerFace] | None = Field(
-        default=None, description="Poker Liar Dice: the full hand the claim stands for."
-    )
-    category: PokerCategory | None = None
+
+
+class BidOut(_composed(_BidBase, lambda w: w.bid)):  # type: ignore[misc]
+    """A bid (``face`` is ``"*"`` for a star bid), or a poker claim (``hand``, ``category``)."""
 
 
 class TurnOut(Answer):
@@ -409,13 +420,8 @@ class BreakOut(Answer):
     agreed: list[str]
 
 
-class RevealBidOut(Answer):
+class RevealBidOut(_composed(Answer, lambda w: {k: (t, None) for k, (t, _) in w.bid.items()})):  # type: ignore[misc]
     """One of a player's bids (or poker claims) of the revealed round."""
-
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: list[PokerFace] | None = None
-    category: PokerCategory | None = None
 
 
 class RevealRowOut(Answer):
@@ -428,9 +434,7 @@ class RevealRowOut(Answer):
     bids: list[RevealBidOut]
 
 
-class RevealOut(Answer):
-    """A completed round's reveal."""
-
+class _RevealBase(Answer):
     round: int
     bid: BidOut
     challenger_id: str
@@ -445,87 +449,14 @@ class RevealOut(Answer):
     )
     eliminated: list[str]
     rows: list[RevealRowOut]
-    lost: dict[str, int] | None = Field(
-        default=None, description="Wild Stars: dice each player lost in this challenge."
-    )
-    perfect: bool | None = Field(
-        default=None, description="Wild Stars: the count equalled the bid (a perfect bid)."
-    )
-    die_hard: list[str] | None = Field(
-        default=None, description="Wild Stars: players who kept their last die (Die Hard)."
-    )
-    shown: dict[str, list[bool]] | None = Field(
-        default=None,
-        description="Wild Stars: per player, which of ``rows[].dice`` were shown (set out).",
-    )
-    cup: list[PokerFace] | None = Field(default=None, description="Poker: the lifted cup.")
-    exposed: list[int] | None = Field(
-        default=None, description="Poker: cup positions that were exposed."
-    )
-    hand: PokerHandOut | None = Field(default=None, description="Poker: what the cup holds.")
-    rerolls: list[RerollOut] | None = Field(
-        default=None, description="Poker: the hand's announced rerolls, in order."
-    )
-    five_aces: bool | None = Field(
-        default=None, description="Poker: decided by the five-aces rolls, not a challenge."
-    )
-    dogs_life: str | None = Field(
-        default=None, description="Poker: the player who took the dog's life here."
-    )
-    next_id: str | None = Field(default=None, description="Poker: who starts the next hand.")
-    kind: Literal["dudo", "calza"] | None = Field(
-        default=None,
-        description="Perudo: the challenge was Dudo (Liar!) or a calza (the bid claimed exact; "
-        "``challenger_id`` is the caller, ``loser_id`` null when it was exact).",
-    )
-    palifico: bool | None = Field(
-        default=None, description="Perudo: the round was a palifico round (aces not wild)."
-    )
-    gained_id: str | None = Field(
-        default=None,
-        description="Perudo: the calza caller who won a die back (null otherwise, also when "
-        "an exact calza found the caller at the starting dice).",
-    )
 
 
-class PokerHandOut(Answer):
-    """A poker hand and its category."""
-
-    hand: list[PokerFace]
-    category: PokerCategory
+class RevealOut(_composed(_RevealBase, lambda w: w.reveal)):  # type: ignore[misc]
+    """A completed round's reveal."""
 
 
-class RerollOut(Answer):
-    """How many dice a player rerolled (announced truthfully by the server)."""
-
-    player_id: str
-    count: int
-
-
-class TableOut(Answer):
+class TableOut(_composed(Answer, lambda w: w.table)):  # type: ignore[misc]
     """Public round information beyond the current bid (Wild Stars, Poker, Perudo; null in classic)."""
-
-    shown: dict[str, list[int | str]] | None = Field(
-        default=None, description="Wild Stars: dice each player has set out in the open."
-    )
-    stage: Literal["claim", "respond", "reroll", "aces"] | None = Field(
-        default=None, description="Poker Liar Dice: what the player to act does now."
-    )
-    holder_id: str | None = Field(default=None, description="Poker: who holds the cup.")
-    exposed: list[PokerFace | None] | None = Field(
-        default=None, description="Poker: the cup by position, exposed faces or null (hidden)."
-    )
-    rerolls: list[RerollOut] | None = Field(
-        default=None, description="Poker: every announced reroll of this hand, in order."
-    )
-    lives: int | None = Field(default=None, description="Poker: lives each player started with.")
-    aces_rolls_left: int | None = Field(
-        default=None, description="Poker: rolls left after accepting five aces."
-    )
-    palifico: bool | None = Field(
-        default=None,
-        description="Perudo: this is a palifico round (aces not wild, the face fixed).",
-    )
 
 
 class GameOut(Answer):
@@ -841,199 +772,60 @@ def _op_id(r: RouteSpec) -> str:
 
 # --- WebSocket pushes and their events (the AsyncAPI document, chalicelib/asyncapi.py) --------
 
-Stamp = Annotated[
-    str,
-    Field(
-        description="ISO 8601 UTC with milliseconds: when it happens at the table. A bot's move "
-        "may be stamped after the push is sent (its think time); play events at their stamps.",
-        examples=["2026-01-01T12:00:01.250Z"],
-    ),
-]
-By = Literal["player", "bot", "timeout"]
-DieOut = int | Literal["*"]
+Event = EventOut
+"""What every event carries (``type`` and ``at``): the base of the lobby's events below."""
 
 
-class Event(Answer):
-    """What every event carries: its ``type`` and ``at``."""
-
-    at: Stamp
-
-
-class SeatEvent(Event):
-    """An event a seat caused, with who acted: the player, a bot, or the server on a timeout."""
-
-    player_id: str
-    by: By
+class _TimeoutActionBase(Answer):
+    type: Literal[  # type: ignore[valid-type]
+        tuple(dict.fromkeys(t for s in SYSTEMS.values() for t in s.wire.timeout_actions))
+    ]
 
 
-class MoveEvent(SeatEvent):
-    """A turn move of the running round (``round`` is the round it belongs to)."""
-
-    round: int
-
-
-class BidPlaced(MoveEvent):
-    """A bid or claim, with what it said (announced once, in the push of the change that made it).
-
-    Classic and Wild Stars: ``quantity`` and ``face`` (``"*"`` for a bid on stars). Wild Stars
-    adds ``show`` (the dice set out in the open with this bid, now public) and ``reroll``
-    (whether the rest of the cup was rerolled). Poker Liar Dice: ``hand`` (the five faces the
-    claim stands for) and ``category``; ``exposed`` / ``unexposed`` when the claim set cup
-    positions out in the open or took them back (as ``dice_rerolled`` announces a reroll's).
-    """
-
-    type: Literal["bid_placed"]
-    quantity: int | None = None
-    face: FaceOut | None = None
-    show: list[DieOut] | None = None
-    reroll: bool | None = None
-    hand: list[PokerFace] | None = None
-    category: PokerCategory | None = None
-    exposed: list[int] | None = None
-    unexposed: list[int] | None = None
-
-
-class LiarCalled(MoveEvent):
-    """Liar! on the current bid or claim; the reveal follows (``challenge_resolved``)."""
-
-    type: Literal["liar_called"]
-
-
-class CalzaCalled(MoveEvent):
-    """Perudo: a calza (the current bid claimed exactly right); the reveal follows."""
-
-    type: Literal["calza_called"]
-
-
-class ClaimAccepted(MoveEvent):
-    """Poker Liar Dice: the receiver accepted the claim passed to them."""
-
-    type: Literal["claim_accepted"]
-
-
-class DiceRerolled(MoveEvent):
-    """Poker Liar Dice: how many dice the cup's holder rerolled (announced; faces stay hidden).
-
-    ``exposed`` / ``unexposed``: cup positions set out in the open or taken back.
-    """
-
-    type: Literal["dice_rerolled"]
-    count: int = Field(ge=0, le=5)
-    exposed: list[int] | None = None
-    unexposed: list[int] | None = None
-
-
-class RollsStopped(MoveEvent):
-    """Poker Liar Dice: the holder stopped the five-aces rolls."""
-
-    type: Literal["rolls_stopped"]
-
-
-class TimeoutAction(Answer):
+class TimeoutAction(_composed(_TimeoutActionBase, lambda w: w.timeout_action)):  # type: ignore[misc]
     """The move the server played for a seat whose time ran out (a turn action)."""
 
-    type: Literal["bid", "liar", "claim", "accept", "reroll", "stop"]
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: str | None = Field(default=None, description='Poker: always "better".')
-    dice: list[int] | None = Field(
-        default=None,
-        description="Never sent: which cup positions were rerolled stays hidden (see count).",
-    )
-    count: int | None = Field(
-        default=None,
-        description="Poker's five-aces rolls: how many dice the reroll played for the seat took.",
-    )
-    unexpose: list[int] | None = None
+
+def _bid_event_fields() -> dict[str, FieldSpec]:
+    out: dict[str, FieldSpec] = {}
+    for system in SYSTEMS.values():
+        for name, spec in system.wire.bid_event.items():
+            out.setdefault(name, spec)
+    return out
 
 
-class TurnTimedOut(MoveEvent):
-    """A seat's turn deadline passed: ``action`` is the move played for it, announced next."""
-
-    type: Literal["turn_timed_out"]
-    by: Literal["timeout"]
-    turn: int
-    action: TimeoutAction
-
-
-class ChallengeResolved(Event):
-    """The round is decided: the full reveal is the view's ``game.last_reveal``."""
-
-    type: Literal["challenge_resolved"]
-    round: int
-    count: int
-    loser_id: str | None
-    winner_id: str
-
-
-class PlayerEliminated(Event):
-    """A seat lost its last die (or life) and takes the lowest free rank."""
-
-    type: Literal["player_eliminated"]
-    player_id: str
-    rank: int
-
-
-class PlayerResigned(SeatEvent):
-    """A seat resigned and takes the lowest free rank."""
-
-    type: Literal["player_resigned"]
-    rank: int
-
-
-class Agreed(SeatEvent):
-    """A player agreed to start the next round (Auto players and bots agree silently)."""
-
-    type: Literal["agreed"]
-
-
-class GameStarted(Event):
-    """Play began."""
-
-    type: Literal["game_started"]
-
-
-class RoundStarted(Event):
-    """A round began: everyone rolled; ``opener_id`` bids first."""
-
-    type: Literal["round_started"]
-    round: int
-    opener_id: str
-
-
-class RoundRestarted(Event):
-    """The round was dealt again after a resignation (bids cleared, same round number)."""
-
-    type: Literal["round_restarted"]
-    round: int
-    opener_id: str
-
-
-class BreakStarted(Event):
-    """The break between rounds began; it ends at ``deadline`` or when everyone agreed."""
-
-    type: Literal["break_started"]
-    deadline: Stamp
-
-
-class BreakEnded(Event):
-    """The break's deadline passed (the next round starts)."""
-
-    type: Literal["break_ended"]
-
-
-class FinalRevealStarted(Event):
-    """One player has dice left: the deciding reveal shows until ``deadline``."""
-
-    type: Literal["final_reveal_started"]
-    deadline: Stamp
-
-
-class GameFinished(Event):
-    """Results are published (the view's ``results``)."""
-
-    type: Literal["game_finished"]
-    winner_id: str | None
+_WIRE_TYPES = {"TimeoutAction": TimeoutAction}
+GAME_EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in (
+            engine_events.GameStarted,
+            engine_events.RoundStarted,
+            engine_events.RoundRestarted,
+        )
+    ),
+    event_model(engine_events.BidPlaced, own=_bid_event_fields()),
+    event_model(engine_events.LiarCalled),
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in dict.fromkeys(c for s in SYSTEMS.values() for c in s.wire.events)
+    ),
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in (
+            engine_events.TurnTimedOut,
+            engine_events.ChallengeResolved,
+            engine_events.PlayerEliminated,
+            engine_events.PlayerResigned,
+            engine_events.Agreed,
+            engine_events.BreakStarted,
+            engine_events.BreakEnded,
+            engine_events.FinalRevealStarted,
+            engine_events.GameFinished,
+        )
+    ),
+)
+"""The published model of every game event, each made from its one declaration."""
 
 
 class RoomCreated(Event):
@@ -1063,25 +855,8 @@ class RoomRecreated(Event):
     room_id: str
 
 
-EVENT_MODELS: tuple[type[Event], ...] = (
-    GameStarted,
-    RoundStarted,
-    RoundRestarted,
-    BidPlaced,
-    LiarCalled,
-    CalzaCalled,
-    ClaimAccepted,
-    DiceRerolled,
-    RollsStopped,
-    TurnTimedOut,
-    ChallengeResolved,
-    PlayerEliminated,
-    PlayerResigned,
-    Agreed,
-    BreakStarted,
-    BreakEnded,
-    FinalRevealStarted,
-    GameFinished,
+EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    *GAME_EVENT_MODELS,
     RoomCreated,
     PlayerJoined,
     JoinRequested,
@@ -1089,29 +864,13 @@ EVENT_MODELS: tuple[type[Event], ...] = (
 )
 """Every event type, each named once (past tense) by its ``type``."""
 
+EVENT_OUT: dict[str, type[BaseModel]] = {
+    get_args(m.model_fields["type"].annotation)[0]: m for m in EVENT_MODELS
+}
+"""The published model of each event ``type``."""
+
 AnyEvent = Annotated[
-    GameStarted
-    | RoundStarted
-    | RoundRestarted
-    | BidPlaced
-    | LiarCalled
-    | CalzaCalled
-    | ClaimAccepted
-    | DiceRerolled
-    | RollsStopped
-    | TurnTimedOut
-    | ChallengeResolved
-    | PlayerEliminated
-    | PlayerResigned
-    | Agreed
-    | BreakStarted
-    | BreakEnded
-    | FinalRevealStarted
-    | GameFinished
-    | RoomCreated
-    | PlayerJoined
-    | JoinRequested
-    | RoomRecreated,
+    Union[(*EVENT_MODELS,)],  # type: ignore[valid-type]
     Field(discriminator="type"),
 ]
 

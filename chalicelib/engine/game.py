@@ -57,7 +57,7 @@ from .model import (
     Room,
     Status,
 )
-from .systems import TURN_ACTIONS, rule_system
+from .systems import TURN_ACTIONS, command_of, rule_system
 
 Event = dict[str, Any]
 """An event as transitions return it (``events.record`` of an event dataclass)."""
@@ -316,9 +316,8 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
             _apply_turn_action(room, player, action, roller, at, events, by="bot")
         except DomainError:
             # a bot must never stall a game: fall back to the timeout action
-            _apply_turn_action(
-                room, player, rules.timeout_action(room), roller, at, events, by="bot"
-            )
+            fallback = {**rules.timeout_action(room), "turn": room.game.turn}
+            _apply_turn_action(room, player, fallback, roller, at, events, by="bot")
         guard += 1
         if guard > MAX_ADVANCE_STEPS:
             raise AssertionError("bots did not finish")
@@ -330,17 +329,22 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
 def _apply_turn_action(
     room: Room,
     player: Player,
-    action: dict[str, Any],
+    action: Command | dict[str, Any],
     roller: Roller,
     at: int,
     events: list[Event],
     *,
     by: str,
 ) -> None:
-    """Apply the acting player's turn action (the rule system validates and decides it)."""
+    """Apply the acting player's turn action (the rule system validates and decides it).
+
+    A bot's action comes in its plain form and is parsed into its command here (a malformed
+    one is refused like a client's, and the bot falls back to the timeout action).
+    """
     game = room.game
     assert game is not None
-    outcome = rule_system(room.settings.rules).turn_action(room, player, action, roller)
+    command = action if isinstance(action, Command) else command_of(action)
+    outcome = rule_system(room.settings.rules).turn_action(room, player, command, roller)
     for move in outcome.events:
         events.append(record(move, round=game.round, by=by, at=at))
     if outcome.bid is not None:
@@ -458,29 +462,33 @@ def act(
     """Apply a player's action: a turn action (with ``turn``), ``agree`` or ``resign``.
 
     ``action`` is a typed command (what the edge builds from the request body) or the same
-    action in its plain form (what bots and timeouts produce). Turn actions are every type a
-    registered system declares; the room's rule system validates them.
+    action in its plain form, parsed here by the same bodies (``systems.command_of``). Turn
+    actions are every type a registered system declares; the room's rule system decides them.
     """
-    if isinstance(action, Command):
-        action = action.as_action()
     game = _game(room)
     player = room.player(player_id)
     if player is None:
         raise NotAPlayer("you have no seat in this game")
-    kind = action.get("type")
-    events: list[Event] = []
-    now = max(now, game.clock)  # stamps never go back before the table's latest event
-    if kind not in ("agree", "resign"):
-        if not isinstance(kind, str) or kind not in TURN_ACTIONS:
+    if not isinstance(action, Command):
+        said = action.get("type")
+        if not isinstance(said, str) or said not in (*TURN_ACTIONS, "agree", "resign"):
             raise InvalidAction(
                 "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")),
                 field="type",
             )
+        if said in TURN_ACTIONS and game.phase != Phase.BIDDING:
+            raise WrongPhase("nobody is bidding right now")
+        turn_said = action.get("turn")
+        if said in TURN_ACTIONS and (not isinstance(turn_said, int) or isinstance(turn_said, bool)):
+            raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
+        action = command_of(action)
+    kind = action.TYPE
+    events: list[Event] = []
+    now = max(now, game.clock)  # stamps never go back before the table's latest event
+    if kind not in ("agree", "resign"):
         if game.phase != Phase.BIDDING:
             raise WrongPhase("nobody is bidding right now")
-        turn = action.get("turn")
-        if not isinstance(turn, int) or isinstance(turn, bool):
-            raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
+        turn = getattr(action, "turn", None)
         if turn != game.turn:
             raise StaleTurn(f"turn {turn} has passed; the current turn is {game.turn}")
         if game.deadline is not None and game.deadline <= now:
@@ -573,20 +581,6 @@ def next_deadline(room: Room) -> int | None:
     return room.game.deadline
 
 
-def announced(action: dict[str, Any]) -> dict[str, Any]:
-    """The move played for a timed-out seat, as the table hears it.
-
-    Cup positions (``dice``) become how many dice were rerolled (``count``): in Poker's
-    five-aces rolls the timeout rerolls every die that is not an ace, so the positions would
-    tell everyone where the holder's hidden non-aces lie; the rules announce only the count.
-    """
-    if "dice" not in action:
-        return action
-    out = {k: v for k, v in action.items() if k != "dice"}
-    out["count"] = len(action["dice"])
-    return out
-
-
 def advance(room: Room, now: int, roller: Roller) -> list[Event]:
     """Apply every deadline that has passed by ``now``, each at its own deadline time."""
     events: list[Event] = []
@@ -599,15 +593,16 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
         if game.phase == Phase.BIDDING:
             player = room.player(game.turn_player or "")
             assert player is not None
-            action = rule_system(room.settings.rules).timeout_action(room)
+            said = rule_system(room.settings.rules).timeout_action(room)
+            command = command_of({**said, "turn": game.turn})
             events.append(
                 record(
                     TurnTimedOut(
-                        player.id, game.turn, game.round, announced(action), "timeout", due
+                        player.id, game.turn, game.round, command.announced(), "timeout", due
                     )
                 )
             )
-            _apply_turn_action(room, player, action, roller, due, events, by="timeout")
+            _apply_turn_action(room, player, command, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
             events.append(record(BreakEnded(due)))
             assert game.opener is not None

@@ -20,10 +20,9 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.engine.dice import SeededRoller
-from chalicelib.notifications import Notifications
 from chalicelib.notify import Deliverer
 from chalicelib.push_endpoints import parse_allow_list
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, lobby, notifications, play
 from chalicelib.webpush import VapidKey, WebPushSender
 from tests.push.fake_push_service import FakeBrowser, FakePushService, running
 
@@ -74,8 +73,12 @@ def user(deps: wiring.Deps, uid: str, name: str) -> Caller:
 
 def subscribe(deps: wiring.Deps, caller: Caller, browser: FakeBrowser) -> None:
     data = browser.to_json()
-    created, _ = Notifications(deps).subscribe(
-        caller.user_id, data["endpoint"], data["keys"]["p256dh"], data["keys"]["auth"]
+    created, _ = notifications.subscribe(
+        Service(deps),
+        caller.user_id,
+        data["endpoint"],
+        data["keys"]["p256dh"],
+        data["keys"]["auth"],
     )
     assert created
 
@@ -93,13 +96,13 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
     subscribe(deps, ana, browsers["u1"])
     subscribe(deps, ben, browsers["u2"])
     svc = Service(deps)
-    rid = svc.create_room(ana, {"pace": "correspondence", "starting_dice": 2})["id"]
-    assert svc.get_room(rid, ana)["settings"]["turn_seconds"] == 86400
-    svc.join(ben, rid, None)
-    svc.set_ready(ben, rid, True)
-    svc.start(ana, rid)
+    rid = lobby.create_room(svc, ana, {"pace": "correspondence", "starting_dice": 2})["id"]
+    assert play.get_room(svc, rid, ana)["settings"]["turn_seconds"] == 86400
+    lobby.join(svc, ben, rid, None)
+    lobby.set_ready(svc, ben, rid, True)
+    lobby.start(svc, ana, rid)
 
-    games = Notifications(deps).my_games("u1")["games"]
+    games = notifications.my_games(Service(deps), "u1")["games"]
     assert [g["room_id"] for g in games] == [rid]
     assert games[0]["pace"] == "correspondence" and games[0]["status"] == "playing"
 
@@ -107,7 +110,7 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
     moves = 0
     timed_out = False
     for _ in range(60):
-        view = svc.get_room(rid, ana)
+        view = play.get_room(svc, rid, ana)
         if view["status"] != "playing":
             break
         game = view["game"]
@@ -123,15 +126,15 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
         holder = next(p for p in view["players"] if p["id"] == game["turn"]["player_id"])
         mover = by_user[holder["user_id"]]
         other = "u2" if mover.user_id == "u1" else "u1"
-        mine = Notifications(deps).my_games(mover.user_id)["games"][0]
+        mine = notifications.my_games(Service(deps), mover.user_id)["games"][0]
         assert mine["my_turn"] and mine["turn_player_id"] == holder["id"]
         assert mine["deadline"] is not None
-        assert not Notifications(deps).my_games(other)["games"][0]["my_turn"]
+        assert not notifications.my_games(Service(deps), other)["games"][0]["my_turn"]
         if not timed_out and game["current_bid"] is not None:
             # this player sleeps through their turn: 23 hours change nothing, 24 do
             deps.clock.advance(23 * 3600 * 1000)
             realtime.on_timer(rid, deps=deps)
-            assert svc.get_room(rid, ana)["game"]["turn"]["number"] == game["turn"]["number"]
+            assert play.get_room(svc, rid, ana)["game"]["turn"]["number"] == game["turn"]["number"]
             deps.clock.advance(3600 * 1000 + 1)
             realtime.on_timer(rid, deps=deps)
             timed_out = True
@@ -142,9 +145,9 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
         action: dict[str, Any] = {"type": "liar", "turn": turn}
         if game["current_bid"] is None:
             action = {"type": "bid", "quantity": 1, "face": 2, "turn": turn}
-        svc.act(mover, rid, action)
+        play.act(svc, mover, rid, action)
         moves += 1
-        after = svc.get_room(rid, ana)
+        after = play.get_room(svc, rid, ana)
         told = received(push, browsers[other])
         turn_now = after["game"]["turn"] if after["status"] == "playing" else None
         holder_now = next(
@@ -162,11 +165,11 @@ def test_two_players_finish_a_24_hour_game_told_by_push(
             assert mover.name in told[-1]["body"]
         else:
             assert len(told) == before
-    final = svc.get_room(rid, ana)
+    final = play.get_room(svc, rid, ana)
     assert final["status"] == "finished" and timed_out and moves >= 1
     # the game is over: it left both players' lists
-    assert Notifications(deps).my_games("u1")["games"] == []
-    assert Notifications(deps).my_games("u2")["games"] == []
+    assert notifications.my_games(Service(deps), "u1")["games"] == []
+    assert notifications.my_games(Service(deps), "u2")["games"] == []
     assert all(received(push, b) for b in browsers.values())
     # no push ever carried a die: every payload is the documented five keys
     for b in browsers.values():
