@@ -199,12 +199,22 @@ class Settings:
 
         A setting a rule system owns appears only in rooms of that system (or when set to a
         value other than its default), so other rooms look as they did before that system.
+        ``pace`` likewise appears only when it is not ``live``: a live room is stored as it was
+        before paces existed (views show the pace always, ``public``).
         """
         out = self._all()
         own = SYSTEM_SETTINGS.get(self.rules, ())
         for name, default in OPTION_DEFAULTS.items():
             if name not in own and _same(out[name], default):
                 del out[name]
+        if out["pace"] == "live":
+            del out["pace"]
+        return out
+
+    def public(self) -> dict[str, Any]:
+        """The settings as views and lists show them: ``to_dict`` with the pace always."""
+        out = self.to_dict()
+        out["pace"] = self.pace
         return out
 
     @classmethod

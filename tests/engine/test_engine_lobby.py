@@ -46,7 +46,6 @@ def test_settings_defaults_follow_the_spec() -> None:
         "joining": "open",
         "passcode": None,
         "rules": "classic",
-        "pace": "live",
     }
 
 

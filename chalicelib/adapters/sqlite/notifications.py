@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from chalicelib.adapters.sqlite._base import Database
+from chalicelib.adapters.sqlite._base import LIVE, Database
 from chalicelib.ports import DeviceRecord, PushSubscriptionRecord, StoredRoom
 
 _IN_CHUNK = 500
@@ -49,7 +49,7 @@ class SqliteNotifications(Database):
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(
                     f"SELECT room_id, state, version FROM rooms WHERE room_id IN ({marks})"
-                    " AND (expires_at IS NULL OR expires_at > ?)",
+                    f" AND {LIVE}",
                     (*chunk, self._now_s()),
                 ).fetchall()
                 for rid, state, version in rows:
