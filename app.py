@@ -60,10 +60,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Answered:
-    """A handler's answer whose status depends on what happened (201 created, 200 again)."""
+    """A handler's answer with a status of its own (a route whose success status varies:
+    201 created or 200 again; 204 with no body)."""
 
     status: int
-    payload: Any = None
+    body: Any = None
 
 
 def _source_ip(request: Any) -> str:
@@ -167,7 +168,7 @@ def api(
                 if isinstance(result, Answered):
                     if result.status == 204:
                         return Response(body="", status_code=204, headers={})
-                    return _json(result.status, result.payload)
+                    return _json(result.status, result.body)
                 return _json(status, result)
             except Exception as exc:
                 known = to_response(exc)
@@ -672,6 +673,45 @@ def room_chat_post(call: Call, room_id: str) -> Any:
 def room_elo_preview(call: Call, room_id: str) -> Any:
     """The rating changes a finishing order would produce."""
     return _use("play").elo_preview(_service(), call.caller, room_id, call.body.order)
+
+
+# --- quick play ------------------------------------------------------------------------------
+
+
+def _quickplay() -> Any:
+    from chalicelib.service.quickplay import Quickplay
+
+    return Quickplay(_service())
+
+
+@api(
+    "POST",
+    "/quickplay",
+    summary="Play now",
+    auth="signed_in",
+    body_model=s.QuickplayBody,
+    answer=s.QuickplayAnswer,
+    status=202,
+)
+def quickplay_enqueue(call: Call) -> Any:
+    """Wait for a table (202; 200: the ticket already held); a guest: a bot table (201)."""
+    status, answer = _quickplay().enqueue(
+        call.caller, call.body.rules, call.body.play_again, call.source
+    )
+    return Answered(status, answer)
+
+
+@api("GET", "/quickplay", summary="Quick-play status", auth="optional", answer=s.QuickplayStatus)
+def quickplay_status(call: Call) -> Any:
+    """The caller's ticket and how many people wait per rule system."""
+    return _quickplay().status(call.caller)
+
+
+@api("DELETE", "/quickplay", summary="Cancel Play now", auth="signed_in", status=204)
+def quickplay_cancel(call: Call) -> Any:
+    """Cancel a waiting ticket (409 already_matched once matched)."""
+    _quickplay().cancel(call.caller, call.source)
+    return None
 
 
 # --- WebSocket handlers (ws_connect, ws_message, ws_disconnect) and the room_timer lambda ------

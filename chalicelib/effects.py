@@ -180,8 +180,18 @@ def _seated(room: Room) -> frozenset[str]:
     return frozenset(p.user_id for p in room.players if p.user_id and not p.is_bot)
 
 
+@dataclass(frozen=True)
+class PushToUser:
+    """Push ``message`` to every open connection of a user (their own channel, e.g. a
+    quick-play ``match_found``)."""
+
+    channel: str
+    message: JsonDict
+
+
 Effect = (
-    ReleaseRoom
+    PushToUser
+    | ReleaseRoom
     | RemoveInvitation
     | Refund
     | Observe
@@ -315,6 +325,11 @@ def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
             publish_chat(effect.room_id, effect.message, deps=deps)
         except Exception:
             log.exception("chat push for room %s failed", effect.room_id)
+    elif isinstance(effect, PushToUser):
+        try:
+            push_to_channel(effect.channel, effect.message, deps=deps)
+        except Exception:
+            log.exception("push to %s failed", effect.channel)
 
 
 def _notify(deps: Deps, effect: Notify) -> None:
@@ -429,6 +444,16 @@ def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:
         return payload, encoded[0]
 
     return _fan_out(deps, room_id, build)
+
+
+def push_to_channel(channel: str, message: JsonDict, *, deps: Deps) -> int:
+    """Push one message to every connection subscribed to ``channel``; the number delivered."""
+    encoded = wire.push_text(message)
+
+    def build(_user: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
+        return message, encoded if as_text else None
+
+    return _fan_out(deps, channel, build)
 
 
 # --- wake-ups ------------------------------------------------------------------------------------

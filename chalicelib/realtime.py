@@ -48,6 +48,8 @@ MAX_CLIENT_MESSAGE_CHARS = 4096
 MAX_SUBSCRIPTIONS = 20
 """Rooms one connection may watch at once (a screen shows one; a few spare for tabs)."""
 MAX_TICKET_CHARS = 256
+QUICKPLAY_TIMER = "qp"
+"""The wake-up id of the quick-play matcher (``chalicelib.quickplay.TIMER_ID``)."""
 
 REFUSED = {"statusCode": 401}
 TOO_MANY = {"statusCode": 429}
@@ -90,6 +92,9 @@ def connect(
         if user_id is None:
             return dict(REFUSED)
     d.store.put_connection(connection_id, user_id, now)
+    if user_id is not None:
+        # The user's own channel: pushes to the user wherever they look (match_found).
+        d.store.subscribe(connection_id, f"user:{user_id}")
     return dict(ACCEPTED)
 
 
@@ -227,6 +232,11 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         log.error("timer event without a room id: %r", room_id)
         return {"room_id": room_id, "error": "invalid_event"}
     d = deps or current_deps()
+    if room_id == QUICKPLAY_TIMER:
+        # The quick-play matcher's wake-up (a lone ticket's wait is over).
+        from chalicelib.service.quickplay import Quickplay
+
+        return with_backoff(lambda: Quickplay(Service(d)).on_timer(), what="quick-play timer")
     try:
         # Nobody waits on a wake-up: an infrastructure fault is retried here, and one that
         # persists fails the invocation, so Lambda's asynchronous retries (then the timer's

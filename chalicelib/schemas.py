@@ -330,6 +330,44 @@ class DeviceAnswer(Answer):
     token: str
 
 
+class QuickplayBody(Request):
+    """POST /quickplay: a table of this rule system (or any), now."""
+
+    rules: Rules | Literal["any"]
+    play_again: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The id of a finished quick-play room the caller played in: wait for "
+        "the same people (all who press Play again) and sit down with them.",
+    )
+
+
+class QueueTicketOut(Answer):
+    """A quick-play ticket."""
+
+    id: str
+    rules: str = Field(description="A rule system, or any.")
+    status: Literal["waiting", "matched"]
+    since: str = Field(description="When the caller asked (ISO 8601 UTC).")
+    room_id: str | None = Field(description="The table, once matched.")
+    play_again: str | None = None
+
+
+class QuickplayAnswer(Answer):
+    """POST /quickplay: the caller's ticket (a guest's is matched at once, to a bot table)."""
+
+    ticket: QueueTicketOut
+
+
+class QuickplayStatus(Answer):
+    """GET /quickplay: the caller's ticket (signed-out callers: none) and who waits."""
+
+    ticket: QueueTicketOut | None
+    waiting: dict[str, int] = Field(
+        description="How many people wait for each rule system (and for any)."
+    )
+
+
 class TicketAnswer(Answer):
     """POST /realtime/tickets."""
 
@@ -471,6 +509,11 @@ class GameOut(Answer):
     # "break" is a Python keyword: the wire name is kept through the alias.
     break_: BreakOut | None = Field(alias="break")
     last_reveal: RevealOut | None
+    starts_at: str | None = Field(
+        default=None,
+        description="Quick play: when the first round begins (the end of the countdown; "
+        "ISO 8601 UTC). Compare with server_time to show the countdown.",
+    )
 
 
 class RankingRow(Answer):
@@ -515,6 +558,11 @@ class RoomView(Answer):
     pending_requests: list[dict[str, str]] | None = None
     game: GameOut | None
     results: ResultsOut | None
+    quickplay: bool = Field(
+        default=False,
+        description="A quick-play table (made by Play now): closed to joins, rated with two "
+        "or more humans; a seat left during the countdown goes to a bot.",
+    )
     server_time: int | None = Field(
         default=None,
         description="The server's clock when this view was made (epoch ms): count deadlines "
@@ -821,6 +869,7 @@ GAME_EVENT_MODELS: tuple[type[BaseModel], ...] = (
             engine_events.BreakStarted,
             engine_events.BreakEnded,
             engine_events.FinalRevealStarted,
+            engine_events.PlayerReplaced,
             engine_events.GameFinished,
         )
     ),
@@ -926,11 +975,20 @@ class PongPush(Answer):
     type: Literal["pong"]
 
 
+class MatchFoundPush(Answer):
+    """Quick play seated the user: to every signed-in connection of theirs, subscribed or not."""
+
+    type: Literal["match_found"]
+    ticket_id: str
+    room_id: str = Field(description="The table: subscribe to it (its countdown is running).")
+
+
 SERVER_MESSAGES: tuple[type[Answer], ...] = (
     RoomPush,
     RoomChangedPush,
     ChatPush,
     ErrorPush,
     PongPush,
+    MatchFoundPush,
 )
 """Every message the server sends over the WebSocket."""

@@ -14,6 +14,7 @@ import { loadSystems } from './systems/index.js';
 import { LANGUAGES, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
 import { disablePush, registerServiceWorker } from './push.js';
+import { onMatchFound } from './quickplay.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -217,6 +218,9 @@ function onMessage(message) {
       break;
     case 'chat':
       if (message.room_id === state.roomId) addChatMessage(message.message);
+      break;
+    case 'match_found':
+      onMatchFound(message);
       break;
     case 'error': {
       const error = message.error || {};

@@ -10,6 +10,7 @@ import { actionPath, countdown, isActive, myPlayer, turnClock } from './play.js'
 import { roomSystem } from './systems/index.js';
 import { t, tNodes } from './i18n/index.js';
 import { clockCalled } from './table.js';
+import { countdownBanner, inCountdown } from './quickplay.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
 // the reveal, the words) comes from the room's system module (systems/<rules>.js).
@@ -181,6 +182,7 @@ function revealPanel(room) {
 function bannerPanel(room) {
   const g = room.game;
   if (room.status === 'finished') return resultsCard(room);
+  if (inCountdown(room)) return countdownBanner(room);
   if (g && g.phase === 'final_reveal') {
     return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
   }
@@ -206,7 +208,7 @@ export function renderGame(container, room) {
   const g = room.game;
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;
-  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id]), () => bannerPanel(room));
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, inCountdown(room)]), () => bannerPanel(room));
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};

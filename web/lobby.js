@@ -10,6 +10,7 @@ import { howToPlayButton } from './help.js';
 import { t } from './i18n/index.js';
 import { myGamesCard } from './mygames.js';
 import { pushCard } from './push.js';
+import { quickplayCard } from './quickplay.js';
 
 const STATUS_TABS = [['waiting', 'lobby.tabWaiting'], ['playing', 'lobby.tabPlaying'], ['finished', 'lobby.tabFinished']];
 let pollTimer = null;
@@ -112,8 +113,8 @@ export function renderLobby(container) {
     },
   }, t(label))));
   const side = state.user
-    ? [myGamesCard(), createCard(), invitationsCard(), pushCard()]
-    : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') })];
+    ? [myGamesCard(), quickplayCard(), createCard(), invitationsCard(), pushCard()]
+    : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') }), quickplayCard()];
   mount(container, h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },

@@ -7,6 +7,7 @@ import { diceProgressChart } from './chart.js';
 import { replayLink } from './records.js';
 import { roomSystem } from './systems/index.js';
 import { formatNumber, ordinal, t } from './i18n/index.js';
+import { playAgainButton } from './quickplay.js';
 
 function roomPath(room, suffix) {
   return `/rooms/${encodeURIComponent(room.id)}${suffix}`;
@@ -49,6 +50,8 @@ export function resultsCard(room) {
   const follow = [];
   if (room.recreated_as) {
     follow.push(h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}`, testid: 'follow-recreated' }, t('results.goNew')));
+  } else if (me.player_id && room.quickplay) {
+    follow.push(playAgainButton(room));
   } else if (me.player_id) {
     const button = h('button', {
       class: 'btn btn-primary', testid: 'recreate-room',

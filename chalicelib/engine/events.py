@@ -176,6 +176,16 @@ class PlayerResigned(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerReplaced(Event):
+    """A quick-play seat left during the countdown and a bot of ``level`` took it."""
+
+    TYPE: ClassVar[str] = "player_replaced"
+    player_id: str
+    level: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameFinished(Event):
     """Results are published (the view's ``results``)."""
 

@@ -40,6 +40,7 @@ from .events import (
     GameFinished,
     GameStarted,
     PlayerEliminated,
+    PlayerReplaced,
     PlayerResigned,
     RoundRestarted,
     RoundStarted,
@@ -427,6 +428,27 @@ def start_game(
     _start_round(room, opener, roller, now, events)
     _run_bots(room, roller, now, events)
     _settle(room, events)
+    return events
+
+
+def replace_with_bot(
+    room: Room, player_id: str, level: str, name: str, roller: Roller, at: int
+) -> list[Event]:
+    """A bot of ``level`` takes over the seat ``player_id`` (a quick-play seat left in the
+    countdown): same dice, same place; it plays at once if the turn is the seat's."""
+    player = room.player(player_id)
+    if player is None or player.is_bot:
+        raise NotAPlayer("that seat is not a human's")
+    player.kind = "bot"
+    player.user_id = None
+    player.level = level
+    player.name = name
+    player.ready = True
+    player.continue_mode = "auto"
+    events: list[Event] = [record(PlayerReplaced(player_id, level, at))]
+    if room.status == Status.PLAYING and room.game is not None:
+        _run_bots(room, roller, max(at, room.game.clock), events)
+        _settle(room, events)
     return events
 
 

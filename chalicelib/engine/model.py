@@ -288,6 +288,10 @@ class Room:
     recreated_from: str | None = None
     lineage: str | None = None
     """The first room of a chain of recreations (None: this room is the first)."""
+    quickplay: bool = False
+    """A quick-play table (made by the matcher): closed to joins, seated players need no ready."""
+    starts_at: int | None = None
+    """Quick play: when the first round begins (the end of the countdown), epoch ms."""
     bot_memory: dict[str, Any] = field(default_factory=dict)
     """What bots learned from completed, public reveals (opponent tendencies)."""
     completed: list[CompletedRound] = field(default_factory=list, compare=False, repr=False)
@@ -350,6 +354,7 @@ class Room:
             "recreated_from": self.recreated_from,
             "bm": self.bot_memory,
             **({"lin": self.lineage} if self.lineage else {}),
+            **({"qp": self.starts_at or 0} if self.quickplay else {}),
         }
 
     @classmethod
@@ -375,6 +380,8 @@ class Room:
             recreated_from=d.get("recreated_from"),
             bot_memory=d.get("bm") or {},
             lineage=d.get("lin"),
+            quickplay="qp" in d,
+            starts_at=d.get("qp") or None,
         )
 
 

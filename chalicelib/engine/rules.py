@@ -98,6 +98,8 @@ class RuleSystem(Protocol):
     setting_defaults: Mapping[str, Any]
     wire: SystemWire
     """What the system adds to the published models (``chalicelib.schemas`` composes them)."""
+    quickplay_seats: int
+    """The seats of a quick-play table of this system (humans and bots): how it plays best."""
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
@@ -195,6 +197,7 @@ class BiddingRules:
     setting_defaults: Mapping[str, Any] = {}
     wire: SystemWire = BIDDING_WIRE
     bot_notes: tuple[str, ...] = ()
+    quickplay_seats: int = 4
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""

@@ -159,6 +159,7 @@ def room_view(
         "me": me,
         "game": _game_view(room, rules),
         "results": _results_view(room),
+        "quickplay": room.quickplay,
     }
     if is_host:
         view["pending_requests"] = [dict(r) for r in room.pending]
@@ -193,6 +194,7 @@ def _game_view(room: Room, rules: RuleSystem) -> dict[str, Any] | None:
         "deadline": deadline if room.status == Status.PLAYING else None,
         "opener_id": game.opener,
         "last_reveal": reveal_view(game.last_reveal, rules) if game.last_reveal else None,
+        **({"starts_at": iso(room.starts_at)} if room.starts_at is not None else {}),
     }
 
 

@@ -98,6 +98,16 @@ CONNECT = Limit(
 )  # fmt: skip
 """New WebSocket connections per source address (``realtime.connect`` refuses the handshake)."""
 
+QUICKPLAY = Limit(
+    "qp", "quickplay_actions_per_user", "quickplay_window_seconds", ("user",),
+    "too many quick-play requests; try again in a moment",
+)  # fmt: skip
+"""Play now and cancel together (``service.quickplay``)."""
+QUICKPLAY_SOURCE = Limit(
+    "qp-src", "quickplay_actions_per_source", "quickplay_window_seconds", ("source",),
+    "too many quick-play requests from your address; try again in a moment",
+)  # fmt: skip
+
 LIMITS: tuple[Limit, ...] = (
     GUEST,
     REGISTER,
@@ -111,6 +121,8 @@ LIMITS: tuple[Limit, ...] = (
     CHAT,
     CHAT_USER,
     CONNECT,
+    QUICKPLAY,
+    QUICKPLAY_SOURCE,
 )
 """Every rate limit the use cases count."""
 

@@ -154,9 +154,16 @@ def _count_passcode_attempt(svc: Service, room: Room, user_id: str) -> list[str]
 def leave(svc: Service, caller: Caller, room_id: str) -> JsonDict:
     """Leave a waiting room (or withdraw a request); the host hands over."""
     user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+
+    def change(room: Room) -> list[Event]:
+        if room.quickplay:  # a quick-play seat left in the countdown goes to a bot
+            return lobby.leave_countdown(room, user, svc.deps.roller, svc.now())
+        lobby.leave(room, user)
+        return []
+
     done = svc.change_room(
         room_id,
-        lambda r: _run(lobby.leave, r, user),
+        change,
         caller=caller,
         admit=admit_lobby_action(svc, caller),
         then=lambda _: [effects.ReleaseRoom(user.id, room_id)],

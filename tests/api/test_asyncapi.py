@@ -71,6 +71,7 @@ def test_every_message_and_event_is_described_once_by_its_wire_name() -> None:
             "chat",
             "error",
             "pong",
+            "match_found",
         ]
     )
     events = document["components"]["schemas"]["EventTypes"]["properties"]

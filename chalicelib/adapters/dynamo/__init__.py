@@ -15,6 +15,7 @@ items in its docstring:
 - ``limits``: rate-limit windows;
 - ``connections``: WebSocket connections, subscriptions and tickets;
 - ``notifications``: each user's seats ("my games"), push subscriptions and devices;
+- ``quickplay``: quick play's tickets and queues, matches claimed in one transaction;
 - ``_table``: what they share (the client, keys, typed values, JSON codec, transactions).
 
 ``DynamoStore`` is all of them on one client. Only these modules and their siblings import
@@ -31,6 +32,7 @@ from chalicelib.adapters.dynamo.chat import DynamoChat
 from chalicelib.adapters.dynamo.connections import DynamoConnections
 from chalicelib.adapters.dynamo.limits import DynamoLimits
 from chalicelib.adapters.dynamo.notifications import DynamoNotifications
+from chalicelib.adapters.dynamo.quickplay import DynamoQuickplay
 from chalicelib.adapters.dynamo.records import DynamoRecords
 from chalicelib.adapters.dynamo.rooms import (
     STATE_DICTIONARY_FILE,
@@ -43,6 +45,7 @@ from chalicelib.adapters.dynamo.users import DynamoUsers
 
 
 class DynamoStore(
+    DynamoQuickplay,
     DynamoRooms,
     DynamoUsers,
     DynamoRecords,

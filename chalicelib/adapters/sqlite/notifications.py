@@ -6,7 +6,7 @@
 | ``push_subscriptions`` | ``endpoint`` (one owner: a browser subscribed again by another user moves to them) | ``user_id`` (indexed), ``p256dh``, ``auth``, ``created_at`` (ms) |
 | ``devices`` | ``token`` (one owner) | ``user_id`` (indexed), ``platform``, ``endpoint_arn``, ``created_at`` (ms) |
 
-The tables are schema step 5 of ``_schema.MIGRATIONS``.
+The tables are schema step 6 of ``_schema.MIGRATIONS``.
 """
 
 from __future__ import annotations

@@ -128,6 +128,8 @@ class PokerRules:
     )
     setting_defaults: Mapping[str, Any] = MappingProxyType({"lives": 3, "dogs_life": False})
     bot_notes: tuple[str, ...] = bot.NOTES
+    quickplay_seats: int = 2
+    """A duel of passed cups and lives plays best head to head."""
 
     # -- state helpers --------------------------------------------------------------------
 
