@@ -274,3 +274,22 @@ def test_devices_register_and_receive_through_the_mobile_port(env: Env) -> None:
     assert env.call("DELETE", "/me/devices", {"token": "fcm-token-123456"}, ben).status_code == 204
     assert env.store.devices(ben_user["id"]) == []
     assert mobile.unregistered == ["fcm-token-123456"]
+
+
+def test_a_quick_play_match_is_pushed_to_those_who_waited(env: Env, push: FakePushService) -> None:
+    users = [env.register(f"qp{i}") for i in range(4)]
+    browsers = []
+    for token, user in users:
+        browsers.append(push.new_subscription(user["id"]))
+        env.ok("POST", "/me/push-subscriptions", browsers[-1].to_json(), token)
+    answers = [env.call("POST", "/quickplay", {"rules": "classic"}, tok) for tok, _ in users]
+    assert [a.json["ticket"]["status"] for a in answers] == ["waiting"] * 3 + ["matched"]
+    room_id = answers[-1].json["ticket"]["room_id"]
+    told = {
+        user["id"]: [json.loads(b.decrypt(r.body)) for r in push.for_path(f"/push/{user['id']}")]
+        for (_, user), b in zip(users, browsers, strict=True)
+    }
+    for _, user in users[:3]:  # those who waited are told; the one who completed it has the answer
+        assert [m["type"] for m in told[user["id"]]] == ["match_found"]
+        assert told[user["id"]][0]["room_id"] == room_id
+    assert [m["type"] for m in told[users[3][1]["id"]]] == []
