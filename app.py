@@ -130,9 +130,15 @@ def api(
     answer: type[BaseModel] | None = None,
     status: int = 200,
     query: tuple[str, ...] = (),
+    also: tuple[int, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper."""
-    s.ROUTES.append(s.RouteSpec(method, path, summary, auth, body_model, answer, status, query))
+    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper.
+
+    ``also``: the other success statuses the route answers with (``Answered``), same shape.
+    """
+    s.ROUTES.append(
+        s.RouteSpec(method, path, summary, auth, body_model, answer, status, query, also)
+    )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -692,6 +698,7 @@ def _quickplay() -> Any:
     body_model=s.QuickplayBody,
     answer=s.QuickplayAnswer,
     status=202,
+    also=(200, 201),
 )
 def quickplay_enqueue(call: Call) -> Any:
     """Wait for a table (202; 200: the ticket already held); a guest: a bot table (201)."""

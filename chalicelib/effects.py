@@ -419,7 +419,7 @@ def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None)
 
 def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int:
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
-    shown = events_for(room, events)
+    shown = events_for(room, events, version)
     now = deps.clock.now_ms()
 
     def build(user_id: str | None, as_text: bool) -> tuple[JsonDict, str | None]:

@@ -4,7 +4,7 @@
 tables; it reads and writes nothing. The service (``chalicelib.quickplay``) claims each
 proposed table with one conditional store write over the tickets it takes, so two workers
 that propose overlapping tables from different snapshots cannot both win (docs/ARCHITECTURE.md,
-"Quick play: exactly once"). The plan is deterministic for a snapshot (oldest ticket first,
+"Quick play"). The plan is deterministic for a snapshot (oldest ticket first,
 ties by ticket id), which keeps concurrent workers proposing the same tables.
 
 The rules of the plan:

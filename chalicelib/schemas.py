@@ -66,6 +66,12 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
+IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+"""A time on the wire: ISO 8601 UTC with milliseconds and ``Z``."""
+Penalty = Literal["discard", "give"]
+Joining = Literal["open", "approval", "passcode"]
+RoomStatus = Literal["waiting", "playing", "finished", "closed"]
+BotLevel = Literal["easy", "medium", "strong"]
 
 
 if TYPE_CHECKING:
@@ -180,7 +186,15 @@ class ActionBody(RootModel[_ActionUnion]):
 class ChatBody(Request):
     """POST /rooms/{room_id}/chat (the operator's length cap applies too)."""
 
-    text: Annotated[str, Field(min_length=1, max_length=2000)]
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            # published: the default operator cap (CHAT_MAX_LENGTH), which the server applies
+            json_schema_extra={"maxLength": 500},
+        ),
+    ]
 
 
 class EloPreviewBody(Request):
@@ -204,7 +218,7 @@ class ErrorBody(Answer):
     """Every 4xx answer; 409 on a room also carries ``room`` (the caller's view now)."""
 
     error: ErrorDetail
-    room: dict[str, Any] | None = None
+    room: RoomView | None = None
 
 
 class UserOut(Answer):
@@ -372,18 +386,20 @@ class TicketAnswer(Answer):
     """POST /realtime/tickets."""
 
     ticket: str
-    expires_at: str
+    expires_at: IsoTime
 
 
 class _SharedSettings(Answer):
     starting_dice: int
     wildcard_chance: int
-    penalty: str
+    penalty: Penalty
     turn_seconds: int
     break_seconds: int
-    joining: str
-    rules: str
-    pace: str = Field(default="live", description="live or correspondence.")
+    joining: Joining
+    rules: Rules
+    pace: Literal["live", "correspondence"] = Field(
+        default="live", description="live or correspondence."
+    )
     passcode: str | None = None
 
 
@@ -395,7 +411,7 @@ class LobbyRoom(Answer):
     """One room in the lobby list."""
 
     id: str
-    status: str
+    status: RoomStatus
     host_name: str
     players: int
     humans: int
@@ -417,7 +433,7 @@ class PlayerOut(Answer):
     user_id: str | None
     name: str
     kind: Literal["human", "bot"]
-    level: str | None = None
+    level: BotLevel | None = Field(default=None, description="Bots only: the bot's level.")
     seat: int
     ready: bool
     dice_count: int
@@ -433,6 +449,10 @@ class MeOut(Answer):
     is_host: bool
     dice: list[int | str] | None
     request: Literal["pending", "denied"] | None
+    continue_mode: ContinueMode | None = Field(
+        description="The viewer's Auto/Manual choice in this room (null without a seat)."
+    )
+    invited: bool = Field(description="The host invited the viewer (joins without approval).")
 
 
 class _BidBase(Answer):
@@ -448,14 +468,15 @@ class TurnOut(Answer):
 
     number: int
     player_id: str
-    deadline: str | None
+    deadline: IsoTime | None
 
 
 class BreakOut(Answer):
     """The break between rounds."""
 
-    deadline: str | None
+    deadline: IsoTime | None
     agreed: list[str]
+    opener_id: str | None = Field(description="Who opens the next round.")
 
 
 class RevealBidOut(_composed(Answer, lambda w: {k: (t, None) for k, (t, _) in w.bid.items()})):  # type: ignore[misc]
@@ -486,6 +507,7 @@ class _RevealBase(Answer):
         'the game; give: it goes to the winner), or "life" in Poker Liar Dice (a life lost).'
     )
     eliminated: list[str]
+    final: bool = Field(description="The deciding reveal of the game (the last round).")
     rows: list[RevealRowOut]
 
 
@@ -504,12 +526,17 @@ class GameOut(Answer):
     phase: Literal["bidding", "break", "final_reveal", "finished"]
     turn: TurnOut | None
     current_bid: BidOut | None
-    table: TableOut | None = None
+    table: TableOut | None
     total_dice: int
     # "break" is a Python keyword: the wire name is kept through the alias.
     break_: BreakOut | None = Field(alias="break")
+    deadline: IsoTime | None = Field(
+        description="The phase's deadline while the game is playing (the turn's, the break's "
+        "or the final reveal's); null once finished."
+    )
+    opener_id: str | None = Field(description="Who opened (or opens next) the round.")
     last_reveal: RevealOut | None
-    starts_at: str | None = Field(
+    starts_at: IsoTime | None = Field(
         default=None,
         description="Quick play: when the first round begins (the end of the countdown; "
         "ISO 8601 UTC). Compare with server_time to show the countdown.",
@@ -530,6 +557,7 @@ class ProgressRow(Answer):
 
     round: int
     counts: dict[str, int]
+    final: bool | None = Field(default=None, description="Only on the last row: final counts.")
 
 
 class ResultsOut(Answer):
@@ -537,13 +565,30 @@ class ResultsOut(Answer):
 
     ranking: list[RankingRow]
     dice_progress: list[ProgressRow]
+    elo: EloRecord | None = Field(
+        default=None, description="Rated games only: how the ratings were computed."
+    )
+
+
+class EloRecord(Answer):
+    """How a rated game's ratings were computed."""
+
+    k: float = Field(description="The Elo K factor of the game.")
+    applied: bool = Field(description="The ratings were applied to the players' accounts.")
+
+
+class PendingRequest(Answer):
+    """A join request awaiting the host (approval rooms)."""
+
+    user_id: str
+    name: str
 
 
 class RoomView(Answer):
     """A room as one viewer sees it (built by ``engine.views.room_view``)."""
 
     id: str
-    status: Literal["waiting", "playing", "finished", "closed"]
+    status: RoomStatus
     version: int = Field(
         description="The room's stored version: one more with every change, and every change"
         " is pushed, so a push more than one ahead of the view you hold means one is still on"
@@ -552,19 +597,21 @@ class RoomView(Answer):
     host_id: str
     created_by_guest: bool
     recreated_as: str | None
+    recreated_from: str | None = Field(description="The finished room this one was opened from.")
+    rated: bool = Field(description="Ratings apply (registered humans only, no guests).")
     settings: PublicSettings
     players: list[PlayerOut]
     me: MeOut
-    pending_requests: list[dict[str, str]] | None = None
+    pending_requests: list[PendingRequest] | None = Field(
+        default=None, description="The host's view only: join requests awaiting an answer."
+    )
     game: GameOut | None
     results: ResultsOut | None
     quickplay: bool = Field(
-        default=False,
         description="A quick-play table (made by Play now): closed to joins, rated with two "
         "or more humans; a seat left during the countdown goes to a bot.",
     )
-    server_time: int | None = Field(
-        default=None,
+    server_time: int = Field(
         description="The server's clock when this view was made (epoch ms): count deadlines "
         "down against it, not against the device's clock.",
     )
@@ -578,7 +625,7 @@ class HistoryPlayer(Answer):
     kind: Literal["human", "bot"]
     user_id: str | None
     seat: int
-    level: str | None = None
+    level: BotLevel | None = Field(default=None, description="Bots only: the bot's level.")
     rank: int | None = Field(description="Final rank; null until the game has finished.")
 
 
@@ -586,7 +633,7 @@ class RoundRecord(Answer):
     """One completed round, written once when the round ended."""
 
     round: int
-    at: str = Field(description="When the round was decided (ISO 8601 UTC).")
+    at: IsoTime = Field(description="When the round was decided (ISO 8601 UTC).")
     dice_counts: dict[str, int] = Field(
         description="Dice (Poker: lives) of each seat, by player id, when the round began."
     )
@@ -611,13 +658,13 @@ class HandHistory(Answer):
     format: Literal["liars-lies/hand-history"]
     version: Literal[1]
     room_id: str
-    status: Literal["waiting", "playing", "finished", "closed"]
+    status: RoomStatus
     complete: bool
     rules: Rules
     settings: PublicSettings
     rated: bool
     players: list[HistoryPlayer]
-    finished_at: str | None
+    finished_at: IsoTime | None
     rounds: list[RoundRecord]
     last_reveal: RevealOut | None
     results: ResultsOut | None
@@ -643,8 +690,8 @@ class ProfileGame(Answer):
     """One of the player's own rated games (newest first)."""
 
     room_id: str
-    finished_at: str | None
-    rules: str
+    finished_at: IsoTime | None
+    rules: Rules
     players: int = Field(description="Seats in the game, bots included.")
     rank: int
     rating_before: float
@@ -678,7 +725,7 @@ class ChatMessage(Answer):
     id: str
     user: ChatUser
     text: str
-    at: str
+    at: IsoTime
 
 
 class ChatAnswer(Answer):
@@ -705,7 +752,7 @@ class EloAnswer(Answer):
 class Health(Answer):
     """GET /health."""
 
-    status: str
+    status: Literal["ok"]
 
 
 # --- routes and the OpenAPI document ---------------------------------------------------------
@@ -725,26 +772,110 @@ class RouteSpec:
     answer: type[BaseModel] | None
     status: int = 200
     query: tuple[str, ...] = ()
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same shape."""
 
 
 ROUTES: list[RouteSpec] = []
 """Filled by ``app.py`` as it declares routes."""
 
 _ERROR_STATUSES = {
-    400: "invalid input",
-    401: "not signed in or bad token",
-    403: "not allowed",
-    404: "unknown room or user",
-    409: "conflict (the body carries the current room view)",
-    413: "body too large",
-    429: "rate limited",
-    503: "briefly unavailable (throttled or failing); nothing changed, retry after Retry-After",
+    400: "invalid input: `invalid_json`, `invalid_input`, `unknown_field`, or the route's own "
+    'codes (docs/API.md, "Error codes")',
+    401: "not signed in, or a bad or stale token: `not_signed_in`, `invalid_token`, "
+    "`unknown_user`, `bad_credentials`",
+    403: "not allowed (the code says why: `not_host`, `guest_not_allowed`, `wrong_passcode`, …)",
+    404: "no such room, user or resource: `not_found`, `unknown_room`, `unknown_user`, …",
+    405: "the path has no route for this method: `method_not_allowed` (with an `Allow` header)",
+    409: "conflict with the room's state (`not_waiting`, `stale_turn`, …); a room's 409 carries "
+    "`room`, the caller's view now",
+    413: "body over 16 KB: `body_too_large`",
+    415: "a body that is not JSON: `unsupported_media_type`",
+    429: "rate limited (`rate_limited`, `room_limit_reached`, `too_many_invitations`): retry "
+    "after `Retry-After` seconds",
+    503: "briefly unavailable (throttled or failing): `unavailable`; nothing changed, retry after "
+    "`Retry-After` seconds",
 }
+
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+
+QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
+    "status": {"type": "string", "enum": ["waiting", "playing", "finished", "closed"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "after": {"type": "string", "minLength": 1, "maxLength": 64},
+}
+"""The published schema of each query parameter by name (any other: a string)."""
+
+SERVERS: list[dict[str, Any]] = [
+    {
+        "url": "https://{apiId}.execute-api.{region}.amazonaws.com/api",
+        "description": "The deployed API Gateway REST stage.",
+        "variables": {"apiId": {"default": "example"}, "region": {"default": "us-east-1"}},
+    },
+    {"url": "http://localhost:8000", "description": "`liars-dice serve`: the local server."},
+]
+
+
+def _statuses(r: RouteSpec) -> list[int]:
+    """The error statuses a route can answer with.
+
+    Every route: 400 (a body or query it refuses), 401 (a bad or stale token is refused even on
+    public routes), 404, 405, 413, 415, 429 and 503; 403 where a caller or a room's rules can
+    refuse (signed-in routes and routes of one resource); 409 where the state can (every route
+    that changes something, and the reads of one resource).
+    """
+    out = [400, 401, 404, 405, 413, 415, 429, 503]
+    if r.auth in ("signed_in", "registered") or _path_params(r.path):
+        out.append(403)
+    if r.method != "GET" or _path_params(r.path):
+        out.append(409)
+    return sorted(out)
+
+
+def without_null_defaults(node: Any) -> Any:
+    """A JSON Schema without ``"default": null`` (it would make generated types require the
+    field; an optional field is simply not in ``required``) and without ``discriminator``: each
+    branch's ``type`` is a ``const`` that tells a ``oneOf`` apart, and strict validators (ajv)
+    refuse OpenAPI's discriminator ``mapping``."""
+    if isinstance(node, list):
+        return [without_null_defaults(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: without_null_defaults(value)
+        for key, value in node.items()
+        if not (key == "default" and value is None) and key != "discriminator"
+    }
+
+
+def _docs_routes() -> list[RouteSpec]:
+    """The routes ``app.py`` declares without the ``api`` decorator: health and the documents."""
+    return [
+        RouteSpec("GET", "/health", "Liveness probe", "none", None, Health),
+        RouteSpec("GET", "/openapi.json", "This OpenAPI document", "none", None, None),
+        RouteSpec(
+            "GET", "/asyncapi.json", "The AsyncAPI document of the WebSocket", "none", None, None
+        ),
+    ]
 
 
 def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
     """The OpenAPI 3.1 description of ``routes`` (default: every declared route)."""
     routes = ROUTES if routes is None else routes
+    routes = [
+        *routes,
+        *(
+            d
+            for d in _docs_routes()
+            if (d.method, d.path) not in {(r.method, r.path) for r in routes}
+        ),
+    ]
     models: list[type[BaseModel]] = [ErrorBody]
     for r in routes:
         for m in (r.body, r.answer):
@@ -758,6 +889,7 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
     refs, defs = models_json_schema(
         keyed, by_alias=True, ref_template="#/components/schemas/{model}"
     )
+    error = {"application/json": {"schema": refs[(ErrorBody, "serialization")]}}
     paths: dict[str, dict[str, Any]] = {}
     for r in sorted(routes, key=lambda r: (r.path, r.method)):
         op: dict[str, Any] = {"summary": r.summary, "operationId": _op_id(r)}
@@ -766,7 +898,12 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             for name in _path_params(r.path)
         ]
         params += [
-            {"name": q, "in": "query", "required": False, "schema": {"type": "string"}}
+            {
+                "name": q,
+                "in": "query",
+                "required": False,
+                "schema": QUERY_SCHEMAS.get(q, {"type": "string"}),
+            }
             for q in r.query
         ]
         if params:
@@ -776,19 +913,36 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         elif r.auth == "optional":
             op["security"] = [{}, {"bearer": []}]
         if r.body is not None:
+            needed = r.body is ActionBody or any(
+                f.is_required() for f in r.body.model_fields.values()
+            )
             op["requestBody"] = {
-                "required": True,
+                # an empty body stands for {} (every field of an optional body is optional)
+                "required": needed,
                 "content": {"application/json": {"schema": refs[(r.body, "validation")]}},
             }
         answer: dict[str, Any] = {"description": "OK"}
         if r.answer is not None:
             answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
-        responses: dict[str, Any] = {str(r.status): answer}
-        for status, text in _ERROR_STATUSES.items():
-            responses[str(status)] = {
-                "description": text,
-                "content": {"application/json": {"schema": refs[(ErrorBody, "serialization")]}},
-            }
+        elif r.path.endswith(".json"):
+            answer["content"] = {"application/json": {"schema": {"type": "object"}}}
+        responses: dict[str, Any] = {str(status): answer for status in (r.status, *r.also)}
+        for status in _statuses(r):
+            responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
+            if status == 503:
+                responses[str(status)]["headers"] = _RETRY_AFTER
+            if status == 429:
+                # a limit on counts (room_limit_reached, too_many_invitations) sends none
+                responses[str(status)]["headers"] = {
+                    "Retry-After": {**_RETRY_AFTER["Retry-After"], "required": False}
+                }
+            if status == 405:
+                responses[str(status)]["headers"] = {
+                    "Allow": {
+                        "description": "The methods the path has.",
+                        "schema": {"type": "string"},
+                    }
+                }
         op["responses"] = responses
         paths.setdefault(r.path, {})[r.method.lower()] = op
     return {
@@ -797,11 +951,14 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             "title": "Liar's Lies API",
             "version": "1.0.0",
             "description": "The REST contract of Liar's Lies (docs/API.md in the repository). "
-            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json).",
+            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json). Answers "
+            "are closed: every field the server sends is here, and an optional field is one "
+            "the server may leave out.",
         },
+        "servers": SERVERS,
         "paths": paths,
         "components": {
-            "schemas": defs.get("$defs", {}),
+            "schemas": without_null_defaults(defs.get("$defs", {})),
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
             },

@@ -69,6 +69,7 @@ from liars_local.guard import (
     raise_open_file_limit,
 )
 from liars_local.notifier import LocalNotifier
+from liars_local.outage import restart_lapsed_deadline
 from liars_local.push import load_or_create_vapid_secret
 from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 from liars_local.timers import LocalTimers
@@ -335,6 +336,10 @@ class LocalServer:
 
         self._stack.callback(stop_sweeper)
 
+    def _after_outage(self) -> bool:
+        """Whether this start follows a time the whole server was down (True here)."""
+        return True
+
     def _wake_rooms_in_play(self, store: Store, runner: AppRunner) -> None:
         """Wake every room in play once, in the background, as a late timer would.
 
@@ -342,8 +347,14 @@ class LocalServer:
         the rooms' deadlines are in the store. Each room's timer handler applies what has
         passed and arms the room's next wake-up in this process (a room whose wake-up is
         pending elsewhere gets one more, which changes nothing when it fires).
+
+        When the whole server starts (``_after_outage``), a human's turn or a break whose
+        deadline passed while it was down first starts again from now
+        (``liars_local.outage``): nobody loses a turn they could not play.
         """
         stop = threading.Event()
+        after_outage = self._after_outage()
+        started_ms = int(time.time() * 1000)
 
         def wake_all() -> None:
             try:
@@ -356,6 +367,8 @@ class LocalServer:
                     return
                 room_id = str(summary["id"])
                 try:
+                    if after_outage:
+                        restart_lapsed_deadline(store, room_id, started_ms)
                     stored = store.get_room(room_id)
                     if stored is not None:
                         runner.fire_timer(room_id, stored.version)

@@ -134,6 +134,10 @@ class WorkerServer(LocalServer):
     def _bind(self) -> socket.socket:
         return self._inherited
 
+    def _after_outage(self) -> bool:
+        # a worker started again after it died: the others served meanwhile
+        return not self.restarted
+
     def _check_data(self, data_dir: Path) -> None:
         """Nothing: the supervisor checked the folder before it started any worker."""
 

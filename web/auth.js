@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { h } from './dom.js';
 import { attempt, hooks } from './core.js';
-import { NAME_MAX, passwordProblem, passwordRules, usernameProblem, usernameRules } from './messages.js';
+import { NAME_MAX, passwordProblem, passwordRules as passwordRuleWords, usernameProblem, usernameRules } from './messages.js';
 import { t } from './i18n/index.js';
 import { cutGraphemes, graphemeCount } from './text.js';
 
@@ -74,7 +74,7 @@ export function authCard({ title = t('auth.title'), subtitle = '' } = {}) {
       });
       const error = formError(`${prefix}-error`);
       const rules = register ? h('p', { class: 'field-help muted small', id: 'username-rules', testid: 'username-rules' }, t('auth.usernameHelp', { rules: usernameRules() })) : null;
-      const passwordRules = register ? h('p', { class: 'field-help muted small', id: 'password-rules', testid: 'password-rules' }, t('auth.passwordHelp', { rules: passwordRules() })) : null;
+      const passwordRules = register ? h('p', { class: 'field-help muted small', id: 'password-rules', testid: 'password-rules' }, t('auth.passwordHelp', { rules: passwordRuleWords() })) : null;
       if (register) {
         // Say what is wrong while typing, once the field has been left or submitted.
         username.addEventListener('blur', () => {

@@ -51,14 +51,14 @@ function bidProblem(quantity, face, current, total, track) {
 }
 
 /** The bid slot while bidding: the current bid, quantity and face pickers, Bid and Liar!. */
-export function diceBidPanel(room, track) {
+export function diceBidPanel(room, track, part = {}) {
   const g = room.game;
   const me = room.me || {};
   const mine = myPlayer(room);
   const current = g.current_bid;
   const turnPlayer = g.turn ? g.turn.player_id : null;
   const myTurn = g.phase === 'bidding' && turnPlayer && turnPlayer === me.player_id;
-  const header = h('h2', {}, myTurn ? t('bid.yourTurn') : t('bid.bidding'));
+  const header = h('h2', { testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, myTurn ? t('bid.yourTurn') : t('bid.bidding'));
   const currentLine = current
     ? h('p', { class: 'current-bid-line', testid: 'current-bid' },
       tNodes('bid.current', { bid: bidBadge(current), name: playerName(room, current.player_id) }))
@@ -90,12 +90,13 @@ export function diceBidPanel(room, track) {
   const faceGroup = h('div', { class: 'face-picker', role: 'radiogroup', 'aria-label': t('bid.face'), testid: 'bid-face', dataset: { value: String(selection.face) } }, faceButtons);
   const preview = h('p', { class: 'bid-preview', testid: 'bid-preview', 'aria-live': 'polite' });
   const submit = h('button', { class: 'btn btn-primary', type: 'submit', testid: 'bid-submit', 'aria-keyshortcuts': 'B' }, t('bid.bid'));
+  const liarWords = t(track.liarKey || 'bid.liar');
   const liar = h('button', {
     class: 'btn btn-danger', type: 'button', testid: 'call-liar', 'aria-keyshortcuts': 'L',
     disabled: !myTurn || !current,
     title: current ? t('bid.challenge') : t('bid.noChallenge'),
     onclick: (event) => roomCall('POST', actionPath(room), { type: 'liar', turn: g.turn.number }, event.currentTarget),
-  }, track.liarWords ? track.liarWords() : t('bid.liar'));
+  }, liarWords);
 
   function refresh() {
     const quantity = Number(quantityInput.value);
@@ -152,7 +153,7 @@ export function diceBidPanel(room, track) {
     },
   }, delta > 0 ? '+' : '−');
 
-  const controls = track.controls ? track.controls(room, myTurn) : null;
+  const controls = track.controls ? track.controls(room, myTurn, part) : null;
   // The player's own dice, beside the current bid: on a phone the cards are a screen below
   // (style.css hides this where the cards stand beside the panel). A track whose controls
   // show the cup (`showsCup`) has them there already.
@@ -178,7 +179,7 @@ export function diceBidPanel(room, track) {
   preview,
   controls ? controls.box : null,
   h('div', { class: 'button-row bid-buttons' }, submit, liar),
-  myTurn ? h('p', { class: 'muted small shortcut-hint', testid: 'shortcut-hint' }, t('bid.shortcuts')) : null);
+  myTurn ? h('p', { class: 'muted small shortcut-hint', testid: 'shortcut-hint' }, t('bid.shortcuts', { liar: liarWords })) : null);
   refresh();
 
   const turnLine = myTurn

@@ -48,7 +48,7 @@ export async function loadChat(roomId) {
 
 /** The chat panel for the current room. */
 export function chatPanel(roomId) {
-  listEl = h('ol', { class: 'chat-list', testid: 'chat-list', role: 'log', 'aria-label': t('chat.title'), tabindex: '0' });
+  listEl = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': t('chat.title'), tabindex: '0' });
   if (state.chat.length === 0) listEl.append(h('li', { class: 'empty muted small' }, t('chat.empty')));
   for (const message of state.chat) listEl.append(messageNode(message));
   let form;

@@ -2,7 +2,7 @@
 
 import { h, mount, panel } from './dom.js';
 import { api } from './api.js';
-import { attempt, hooks, roomCall, state } from './core.js';
+import { attempt, hooks, keepFocus, roomCall, state } from './core.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 import { initial } from './text.js';
@@ -10,6 +10,7 @@ import { actionPath, countdown, isActive, myPlayer, turnClock } from './play.js'
 import { roomSystem } from './systems/index.js';
 import { t, tNodes } from './i18n/index.js';
 import { clockCalled } from './table.js';
+import { selectionOf } from './store.js';
 import { countdownBanner, inCountdown } from './quickplay.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
@@ -31,12 +32,14 @@ function idleBidPanel(room, mine = myPlayer(room)) {
     : [t('game.finalRevealSoon')];
   const role = !mine ? t('game.youWatch') : !isActive(mine) ? t('game.youKeepWatching') : '';
   return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
-    h('p', { class: 'idle-line' }, note, role ? [' ', role] : null));
+    h('p', { class: 'idle-line', testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, note, role ? [' ', role] : null));
 }
 
 function bidPanel(room) {
   if (room.game.phase !== 'bidding') return idleBidPanel(room);
-  return roomSystem(room).panel(room, { countdown, active: isActive(myPlayer(room)) });
+  const system = roomSystem(room);
+  // The system receives its own part of the selection (web/store.js), nothing else of the state.
+  return system.panel(room, { countdown, active: isActive(myPlayer(room)), selection: selectionOf(system.rules) });
 }
 
 // ---- player cards -----------------------------------------------------------
@@ -98,6 +101,7 @@ async function setContinueMode(mode, button) {
     hooks.render();
     if (body.room_id) hooks.refreshRoom();
   }
+  keepFocus(button);
 }
 
 function resignControl(room) {
@@ -151,7 +155,7 @@ function metricsPanel(room) {
         ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, t('game.agreed'))
         : h('button', {
           class: 'btn btn-primary btn-small', testid: 'agree',
-          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget),
+          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget, { focusAfter: ["[data-testid='continue-manual']"] }),
         }, t('game.agree'));
     }
     parts.push(h('div', { class: 'metric metric-continue', testid: 'metric-continue' },
@@ -179,8 +183,63 @@ function revealPanel(room) {
 
 // ---- screen -----------------------------------------------------------------
 
+// ---- the round that put you out (issue 28 defect 1) -------------------------------------
+//
+// Lose your last die while others play on: the rest of the game (bots only) can be over in the
+// same push, and the view's reveal is the last round's. The round that put you out then gets
+// its moment before the results: its reveal (from the hand history), until OUT_MS pass or the
+// player goes on.
+
+const OUT_MS = 8000;
+const out = { roomId: null, sawPlay: false, asked: false, reveal: null, until: 0 };
+
+function outReveal(room) {
+  if (out.roomId !== room.id) Object.assign(out, { roomId: room.id, sawPlay: false, asked: false, reveal: null, until: 0 });
+  if (room.status === 'playing') out.sawPlay = true;
+  const mine = myPlayer(room);
+  if (room.status !== 'finished' || !out.sawPlay || !mine || !mine.eliminated) return null;
+  const last = room.game && room.game.last_reveal;
+  if (last && (last.eliminated || []).includes(mine.id)) return null; // the last reveal is that round
+  if (!out.asked) {
+    out.asked = true;
+    out.until = Date.now() + OUT_MS;
+    api('GET', `/rooms/${encodeURIComponent(room.id)}/history`).then((history) => {
+      const record = (history.rounds || []).find((r) => r.reveal && (r.reveal.eliminated || []).includes(mine.id));
+      if (record && out.roomId === room.id) {
+        out.reveal = record.reveal;
+        out.until = Date.now() + OUT_MS;
+        hooks.render();
+        setTimeout(() => hooks.render(), OUT_MS + 50);
+      } else {
+        out.until = 0;
+        hooks.render();
+      }
+    }).catch(() => { out.until = 0; hooks.render(); });
+  }
+  if (Date.now() >= out.until) return null;
+  return out.reveal || 'pending';
+}
+
+function outPanel(room, reveal) {
+  const go = h('button', {
+    class: 'btn btn-primary', type: 'button', testid: 'see-results',
+    onclick: () => { out.until = 0; hooks.render(); document.querySelector("[data-testid='final-results'] h2")?.focus(); },
+  }, t('game.seeResults'));
+  queueMicrotask(() => { if (go.isConnected) go.focus(); });
+  return h('section', { class: 'card out-round', testid: 'out-reveal', dataset: { round: String(reveal.round) } },
+    h('h2', {}, t('game.outTitle')),
+    h('p', { class: 'muted' }, t('game.outNote')),
+    roomSystem(room).reveal(room, reveal, { previous: false }),
+    h('div', { class: 'button-row' }, go));
+}
+
 function bannerPanel(room) {
   const g = room.game;
+  const mineOut = outReveal(room);
+  if (mineOut === 'pending') {
+    return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
+  }
+  if (mineOut) return outPanel(room, mineOut);
   if (room.status === 'finished') return resultsCard(room);
   if (inCountdown(room)) return countdownBanner(room);
   if (g && g.phase === 'final_reveal') {
@@ -208,7 +267,8 @@ export function renderGame(container, room) {
   const g = room.game;
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;
-  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, inCountdown(room)]), () => bannerPanel(room));
+  const outKey = outReveal(room);
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, outKey, inCountdown(room)]), () => bannerPanel(room));
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};

@@ -2,7 +2,7 @@
 
 import { api } from './api.js';
 import { h, mount } from './dom.js';
-import { attempt, navigate, state } from './core.js';
+import { attempt, keepFocus, navigate, state } from './core.js';
 import { errorMessage } from './messages.js';
 import { authCard } from './auth.js';
 import { defaultSettings, settingsChips, settingsForm } from './settings.js';
@@ -68,7 +68,11 @@ function createCard() {
       const settings = { ...createSettings };
       if (settings.joining !== 'passcode') delete settings.passcode;
       const room = await attempt(() => api('POST', '/rooms', { settings }), button);
-      if (room && room.id) navigate(`#/rooms/${encodeURIComponent(room.id)}`);
+      if (room && room.id) {
+        navigate(`#/rooms/${encodeURIComponent(room.id)}`);
+        // The next thing to do in a new room: add a bot (or say you are ready).
+        keepFocus(button, ["[data-testid='add-bot']", "[data-testid='ready-toggle']"]);
+      }
     },
   }, t('lobby.create'));
   const passcode = h('input', {
@@ -115,7 +119,7 @@ export function renderLobby(container) {
   const side = state.user
     ? [myGamesCard(), quickplayCard(), createCard(), invitationsCard(), pushCard()]
     : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') }), quickplayCard()];
-  mount(container, h('div', { class: 'lobby-layout', testid: 'lobby' },
+  mount(container, h('h1', { class: 'sr-only' }, t('lobby.title')), h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),
     h('section', { class: 'card lobby-rooms' },
       h('div', { class: 'row-between' }, h('h2', {}, t('lobby.rooms')),

@@ -5,17 +5,17 @@ import { h, mount } from './dom.js';
 import { api } from './api.js';
 import { errorMessage } from './messages.js';
 import { systemLabel, systemOf } from './systems/index.js';
-import { formatDate, formatNumber, ordinal, t } from './i18n/index.js';
+import { formatDate, formatNumber, formatRating, ordinal, t } from './i18n/index.js';
 
 const enc = encodeURIComponent;
 
 function rating(value) {
-  return typeof value === 'number' ? formatNumber(Math.round(value * 10) / 10) : '—';
+  return typeof value === 'number' ? formatRating(Math.round(value * 10) / 10) : '—';
 }
 
 function signed(value) {
   const v = Math.round(value * 10) / 10;
-  return v > 0 ? `+${formatNumber(v)}` : v < 0 ? `−${formatNumber(Math.abs(v))}` : '±0';
+  return v > 0 ? `+${formatRating(v)}` : v < 0 ? `−${formatRating(Math.abs(v))}` : '±0';
 }
 
 /** A bid (or claim) of a game with these rules, in words. */

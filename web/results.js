@@ -6,7 +6,7 @@ import { attempt, navigate, playerById } from './core.js';
 import { diceProgressChart } from './chart.js';
 import { replayLink } from './records.js';
 import { roomSystem } from './systems/index.js';
-import { formatNumber, ordinal, t } from './i18n/index.js';
+import { formatRating, ordinal, t } from './i18n/index.js';
 import { playAgainButton } from './quickplay.js';
 
 function roomPath(room, suffix) {
@@ -17,11 +17,11 @@ function delta(before, after) {
   if (typeof before !== 'number' || typeof after !== 'number') return h('span', { class: 'muted' }, '—');
   const change = Math.round((after - before) * 10) / 10;
   const sign = change > 0 ? '+' : change < 0 ? '−' : '±';
-  return h('span', { class: ['delta', change > 0 ? 'up' : change < 0 ? 'down' : ''] }, `${sign}${formatNumber(Math.abs(change))}`);
+  return h('span', { class: ['delta', change > 0 ? 'up' : change < 0 ? 'down' : ''] }, `${sign}${formatRating(Math.abs(change))}`);
 }
 
 function rating(value) {
-  return typeof value === 'number' ? formatNumber(Math.round(value * 10) / 10) : '—';
+  return typeof value === 'number' ? formatRating(Math.round(value * 10) / 10) : '—';
 }
 
 /** The final results card of a finished room. */
@@ -66,7 +66,7 @@ export function resultsCard(room) {
   follow.push(h('a', { class: 'btn btn-ghost', href: '#/' }, t('common.backToLobby')));
   return h('section', { class: 'card results', testid: 'final-results' },
     h('div', { class: 'results-head' },
-      h('h2', {}, t('results.gameOver')),
+      h('h2', { tabindex: '-1', 'data-focus-fallback': '', testid: 'results-heading' }, t('results.gameOver')),
       winner ? h('p', { class: 'winner-line', testid: 'winner' }, t('results.wins', { name: winner.name })) : null),
     h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('results.finalRanking') },
       h('table', { class: ['ranking-table', rated ? '' : 'is-unrated'], testid: 'ranking-table' },

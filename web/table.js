@@ -13,6 +13,7 @@ import { hooks, playerName, state } from './core.js';
 import { serverNow } from './api.js';
 import { roomSystem, systems } from './systems/index.js';
 import { t } from './i18n/index.js';
+import { table } from './store.js';
 
 const RECENT_MS = 4000;      // events this old when they arrive are still announced
 const HOLD_MS = 3000;        // how long a REST view ahead of the table waits for its push
@@ -46,6 +47,8 @@ const live = {
   rerender: () => {},
 };
 
+table.live = live; // the store's live-table part (web/store.js)
+
 /** Install the function that redraws the room screen (app.js). */
 export function setRerender(fn) {
   live.rerender = fn;
@@ -63,8 +66,7 @@ function clearTimers() {
 
 function reset(roomId) {
   clearTimers();
-  clearTimeout(live.queueTimer);
-  live.queueTimer = null;
+  flush();
   clearTimeout(live.holdTimer);
   Object.assign(live, {
     roomId, shown: null, events: [], version: -1, held: null, heldBase: null, holdTimer: null, lastShown: null,
@@ -122,6 +124,11 @@ export function onView(room, events, gap) {
  * whose turn it is; the current bid is in the bid panel).
  */
 function outdated() {
+  flush();
+}
+
+/** Drop what is on the bar and what waits for it. */
+function flush() {
   live.announcement = null;
   live.queue = [];
   clearTimeout(live.queueTimer);
@@ -273,7 +280,8 @@ export function logLine(text) {
   while (log.children.length > LOG_KEEP) log.firstElementChild.remove();
 }
 
-const MIN_SHOW_MS = 2500;  // an announcement stays on the bar at least this long (defect 6 of issue 28)
+const MIN_SHOW_MS = 1500;  // an announcement stays on the bar at least this long (defect 6 of issue 28)
+const MAX_QUEUE = 12;      // the bar lags the table by at most this many announcements
 
 function show(a) {
   a.since = Date.now();
@@ -300,9 +308,13 @@ function announce(room, e) {
     const a = { event: e, room, playerId: isMove(e.type) ? e.player_id : e.loser_id, kind: e.type, until: now + 60000 };
     logLine(announcementWords(a).text);
     const current = live.announcement;
+    // A game's last moves play at once (a bots-only finish into the final reveal): the last
+    // one stays, and every one is in the log.
+    if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { flush(); show(a); return; }
     // The one on screen has not been up long enough to be read: this one waits its turn.
     if (live.queue.length || (current && current.since && now - current.since < MIN_SHOW_MS)) {
       live.queue.push(a);
+      if (live.queue.length > MAX_QUEUE) live.queue.shift();
       schedule(current && current.since ? current.since + MIN_SHOW_MS - now : 0);
       return;
     }
@@ -414,6 +426,7 @@ export function decorate(container, shown) {
   const focused = document.activeElement && document.activeElement.dataset && document.activeElement.dataset.testid === 'sound-toggle';
   parts.push(soundToggle());
   bar.replaceChildren(...parts);
+  bar.dataset.queued = String(live.queue.length); // tests wait for the bar to catch up
   if (focused) bar.querySelector("[data-testid='sound-toggle']").focus();
   if (n) setTimeout(() => live.rerender(), n.until - now + 20);
   // the bubble: the latest move's own words, on its mover's card

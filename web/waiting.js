@@ -93,7 +93,8 @@ function playersCard(room) {
     const blocker = startBlocker(room);
     const start = h('button', {
       class: 'btn btn-primary', testid: 'start-game', disabled: Boolean(blocker), title: blocker || t('waiting.startTitle'),
-      onclick: (event) => roomCall('POST', roomPath(room, '/start'), undefined, event.currentTarget),
+      onclick: (event) => roomCall('POST', roomPath(room, '/start'), undefined, event.currentTarget,
+        { focusAfter: ["[data-testid='bid-quantity']:not([disabled])", "[data-testid='bid-heading']"] }),
     }, t('waiting.start'));
     actions.push(h('div', { class: 'host-actions', testid: 'host-actions' }, level, add, start));
     actions.push(levelHint);
@@ -115,7 +116,7 @@ function playersCard(room) {
     actions.push(h('div', { class: 'member-actions' }, memberButtons));
   }
   return h('section', { class: 'card' },
-    h('div', { class: 'row-between' }, h('h2', {}, t('waiting.players')), h('span', { class: 'muted small' }, t('waiting.seated', { count: players.length }))),
+    h('div', { class: 'row-between' }, h('h2', { tabindex: '-1', 'data-focus-fallback': '' }, t('waiting.players')), h('span', { class: 'muted small' }, t('waiting.seated', { count: players.length }))),
     h('ul', { class: 'player-list', testid: 'player-list' }, players.map((p) => playerRow(room, p))),
     actions);
 }

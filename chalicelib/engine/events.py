@@ -124,6 +124,7 @@ class PlayerEliminated(Event):
 
     TYPE: ClassVar[str] = "player_eliminated"
     player_id: str
+    round: int
     rank: Annotated[int | None, Wire(int)]
     at: Ms
 
@@ -133,6 +134,7 @@ class FinalRevealStarted(Event):
     """One player has dice left: the deciding reveal shows until ``deadline``."""
 
     TYPE: ClassVar[str] = "final_reveal_started"
+    round: int
     deadline: Ms
     at: Ms
 
@@ -142,6 +144,7 @@ class BreakStarted(Event):
     """The break between rounds began; it ends at ``deadline`` or when everyone agreed."""
 
     TYPE: ClassVar[str] = "break_started"
+    round: int
     deadline: Ms
     at: Ms
 
@@ -151,6 +154,7 @@ class BreakEnded(Event):
     """The break's deadline passed (the next round starts)."""
 
     TYPE: ClassVar[str] = "break_ended"
+    round: int
     at: Ms
 
 
@@ -160,6 +164,7 @@ class Agreed(Event):
 
     TYPE: ClassVar[str] = "agreed"
     player_id: str
+    round: int
     by: str
     at: Ms
 
@@ -170,6 +175,7 @@ class PlayerResigned(Event):
 
     TYPE: ClassVar[str] = "player_resigned"
     player_id: str
+    round: int
     rank: Annotated[int | None, Wire(int)]
     by: str
     at: Ms
@@ -182,7 +188,7 @@ class PlayerReplaced(Event):
     TYPE: ClassVar[str] = "player_replaced"
     player_id: str
     level: str
-    at: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)

@@ -232,14 +232,15 @@ def _begin_final_reveal(room: Room, reveal: Reveal | None, at: int, events: list
         reveal.final = True
     game.phase = Phase.FINAL_REVEAL
     game.deadline = deadline = at + FINAL_REVEAL_MS
-    events.append(record(FinalRevealStarted(deadline, at)))
+    events.append(record(FinalRevealStarted(game.round, deadline, at)))
 
 
 def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
     player.rank = _lowest_free_rank(room)
     player.eliminated = True
     player.dice_count = 0
-    events.append(record(PlayerEliminated(player.id, player.rank, at)))
+    assert room.game is not None
+    events.append(record(PlayerEliminated(player.id, room.game.round, player.rank, at)))
 
 
 def _all_agreed(room: Room) -> bool:
@@ -397,7 +398,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
     # Bots and Auto players agree at once; eliminated and resigned players have no vote.
     game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]
-    events.append(record(BreakStarted(deadline, at)))
+    events.append(record(BreakStarted(game.round, deadline, at)))
     _maybe_end_break(room, roller, at, events)
 
 
@@ -532,7 +533,7 @@ def act(
         if player.id in game.agreed:
             raise StaleTurn("you have already agreed", code="already_agreed")
         game.agreed.append(player.id)
-        events.append(record(Agreed(player.id, "player", now)))
+        events.append(record(Agreed(player.id, game.round, "player", now)))
         _maybe_end_break(room, roller, now, events)
     elif kind == "resign":
         _resign(room, player, roller, now, events)
@@ -554,7 +555,7 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     player.hand = []
     if player.id in game.agreed:
         game.agreed.remove(player.id)
-    events.append(record(PlayerResigned(player.id, player.rank, "player", now)))
+    events.append(record(PlayerResigned(player.id, game.round, player.rank, "player", now)))
     if len(in_game(room)) == 1:
         _finish(room, now, events)
         return
@@ -589,7 +590,7 @@ def set_continue_mode(
     ):
         now = max(now, game.clock)
         game.agreed.append(player.id)
-        events.append(record(Agreed(player.id, "player", now)))
+        events.append(record(Agreed(player.id, game.round, "player", now)))
         _maybe_end_break(room, roller, now, events)
         _run_bots(room, roller, now, events)
         _settle(room, events)
@@ -626,7 +627,7 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
             )
             _apply_turn_action(room, player, command, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
-            events.append(record(BreakEnded(due)))
+            events.append(record(BreakEnded(game.round, due)))
             assert game.opener is not None
             _start_round(room, _opener_from(room, game.opener), roller, due, events)
         elif game.phase == Phase.FINAL_REVEAL:

@@ -220,17 +220,23 @@ def bot_view(room: Room, player_id: str) -> dict[str, Any]:
     return room_view(room, player_id=player_id)
 
 
-def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def events_for(
+    room: Room, events: list[dict[str, Any]], version: int | None = None
+) -> list[dict[str, Any]]:
     """Events on the wire: every event of one change, in order, with what it said.
 
     Each bid is announced with its details in the push of the change that made it (bots'
     included) and never again: no view lists the round's earlier bids, and a later push only
     carries the events of its own change. Events hold no hidden dice (a Wild Stars ``show``
     is public, a Poker claim is what was said, not the cup). Times become ISO 8601.
+
+    ``version`` is the room version the change made: each event then gets its ``id``,
+    ``"<version>.<index>"`` (its place in the change), unique in the room and the same in
+    every viewer's push, so a client keeps each event once.
     """
     out = []
-    for e in events:
-        e = dict(e)
+    for index, e in enumerate(events):
+        e = dict(e) if version is None else {"id": f"{version}.{index}", **e}
         for name in ("at", "deadline"):
             if isinstance(e.get(name), int):
                 e[name] = iso(e[name])

@@ -35,6 +35,7 @@ Stamp = Annotated[
         description="ISO 8601 UTC with milliseconds: when it happens at the table. A bot's move "
         "may be stamped after the push is sent (its think time); play events at their stamps.",
         examples=["2026-01-01T12:00:01.250Z"],
+        json_schema_extra={"format": "date-time"},
     ),
 ]
 """An epoch-ms time of an event, as the wire writes it (``views.events_for``)."""
@@ -48,14 +49,21 @@ DieOut = int | Literal["*"]
 
 
 class Answer(BaseModel):
-    """Base of response bodies: fields may be added (docs/API.md)."""
+    """Base of response bodies: closed (every field the server sends is published; a new one is
+    a deliberate change of the documents)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
 
 class EventOut(Answer):
-    """What every event carries: its ``type`` and ``at``."""
+    """What every event carries: its ``id``, ``type`` and ``at``."""
 
+    id: str = Field(
+        pattern=r"^[0-9]+\.[0-9]+$",
+        description='Unique in the room and stable: "<version>.<index>", the room version the '
+        "change made and the event's place in that change. Keep each event once by its id.",
+        examples=["42.0"],
+    )
     at: Stamp
 
 

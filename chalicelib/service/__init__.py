@@ -3,7 +3,8 @@
 - ``core``: ``Service`` (dependencies, settings, the one room change and its two policies),
   ``Committed``;
 - ``accounts``, ``lobby``, ``invitations``, ``play``, ``records``, ``chat``: the use cases,
-  functions taking a ``Service`` first;
+  functions taking a ``Service`` first; ``quickplay``: Play now and its matcher passes
+  (``Quickplay(service)``);
 - ``limits``: every rate limit as data; ``callers``: who is calling.
 
 The handlers (``app.py``, ``chalicelib/realtime.py``) make a ``Service`` from their

@@ -275,3 +275,21 @@ def test_play_again_seats_the_same_people_together(api_env: Env) -> None:
     new_room = _room(env, second.json["ticket"]["room_id"])
     assert {p.user_id for p in new_room.players} == {u["id"] for _, u in users}
     assert env.ok("GET", "/quickplay", token=strangers[0][0])["ticket"]["status"] == "waiting"
+
+
+def test_play_now_is_limited_per_source_address_across_users(
+    api_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = api_env
+    from chalicelib.settings import reset_settings
+
+    monkeypatch.setenv("QUICKPLAY_ACTIONS_PER_SOURCE", "3")
+    reset_settings()
+    (a, _), (b, _) = _users(env, 2, "src")
+    assert env.call("POST", "/quickplay", {"rules": "classic"}, a).status_code == 202
+    assert env.call("DELETE", "/quickplay", token=a).status_code == 204
+    assert env.call("POST", "/quickplay", {"rules": "classic"}, b).status_code == 202
+    refused = env.call("DELETE", "/quickplay", token=b)
+    assert refused.status_code == 429 and refused.json["error"]["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert env.ok("GET", "/quickplay", token=b)["ticket"]["status"] == "waiting"

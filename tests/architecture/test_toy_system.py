@@ -142,7 +142,25 @@ import json
 import jsonschema
 
 import toy_bootstrap  # noqa: F401  (first: registers the toy)
+import pytest
+
+from tests import contract_check
 from tests.api.conftest import Env, api_env  # noqa: F401  (the fixture)
+
+
+@pytest.fixture(autouse=True)
+def documents_with_the_toy(tmp_path, monkeypatch):
+    """Every answer and push is checked against the documents generated with the toy."""
+    import app  # noqa: F401  (declares the routes)
+    from chalicelib.asyncapi import asyncapi_document
+    from chalicelib.schemas import openapi_document
+
+    for name, document in (("OPENAPI", openapi_document()), ("ASYNCAPI", asyncapi_document())):
+        path = tmp_path / f"{name.lower()}.json"
+        path.write_text(json.dumps(document))
+        monkeypatch.setattr(contract_check, name, path)
+    contract_check._routes.cache_clear()
+    contract_check._push_schema.cache_clear()
 
 
 def test_a_toy_game_through_the_api(api_env: Env) -> None:
@@ -216,16 +234,20 @@ def test_toy_events_fit_the_asyncapi_document() -> None:
         for _ in range(2):
             add_bot(room, host)
         roller = SeededRoller(seed)
-        events = events_for(room, start(room, host, roller, 0))
+        version = 1
+        events = events_for(room, start(room, host, roller, 0), version)
         while room.status == "playing" and room.game is not None:
+            version += 1
             if room.game.phase == "bidding" and room.game.turn_player == room.players[0].id:
                 kind = "shout" if room.game.current_bid is not None else "bid"
                 action = {"type": kind, "turn": room.game.turn}
                 if kind == "bid":
                     action.update(quantity=1, face=2)
-                events += events_for(room, game.act(room, room.players[0].id, action, roller, room.game.clock))
+                events += events_for(room, game.act(room, room.players[0].id, action, roller, room.game.clock), version)
             else:
-                events += events_for(room, game.advance(room, room.game.deadline, roller))
+                events += events_for(
+                    room, game.advance(room, room.game.deadline, roller), version
+                )
         for event in events:
             errors = list(validator.iter_errors(event))
             assert errors == [], (event, [e.message for e in errors])

@@ -183,6 +183,13 @@ def main(base_url: str) -> None:  # pragma: no cover - a tool run by hand
     for screen, count in summary(found).items():
         print(f"{screen:22} {count:4}  {' '.join(sorted(rules.get(screen, set())))}")
     print("total", sum(summary(found).values()))
+    detail: dict[str, set[str]] = {}
+    for key, violations in found.items():
+        for v in violations:
+            for node in v["nodes"]:  # type: ignore[attr-defined]
+                detail.setdefault(f"{v['id']}: {node}", set()).add(key)
+    for line, keys in sorted(detail.items()):
+        print(" ", line, "|", len(keys), sorted(keys)[0])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,7 @@ Shared words are in ``web/i18n/<lang>.json``; each rule system's in
 ``<rules>.``). For every key: present in all three languages, the same {placeholders}, plural
 values with at least ``one`` and ``other``, lists of the same length. Every key the code names
 literally (``t('…')``, ``tNodes('…')``, ``tList('…')``) exists. The plural cases are checked
-through the client's own ``t()`` and ``Intl.PluralRules`` in Node: "1 dado" / "2 dados",
+through the client's own ``t()`` and ``Intl.PluralRules`` in Chromium: "1 dado" / "2 dados",
 "1 vida" / "2 vidas".
 """
 
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser
+
+from liars_local.server import LocalServer
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 LANGS = ["en", "es", "pt-BR"]
@@ -138,32 +139,28 @@ def test_every_key_the_code_names_exists() -> None:
     assert missing == [], "\n".join(missing)
 
 
-PLURALS = """
-import { readFileSync } from 'node:fs';
-import { addMessages, setLanguage, t } from '%(web)s/i18n/index.js';
-const read = (p) => JSON.parse(readFileSync(p, 'utf8'));
-for (const lang of ['en', 'es', 'pt-BR']) addMessages({ [lang]: read(`%(web)s/i18n/${lang}.json`) });
-addMessages(read('%(web)s/systems/poker.i18n.json'));
-const out = {};
-for (const lang of ['en', 'es', 'pt-BR']) {
-  setLanguage(lang);
-  out[lang] = [1, 2, 0].map((count) => [t('dice.dice', { count }), t('poker.lives', { count })]);
-}
-console.log(JSON.stringify(out));
-"""
+PLURALS = """async () => {
+  const i18n = await import('/i18n/index.js');
+  const out = {};
+  for (const lang of ['en', 'es', 'pt-BR']) {
+    i18n.setLanguage(lang);
+    out[lang] = [1, 2, 0].map((count) => [i18n.t('dice.dice', { count }), i18n.t('poker.lives', { count })]);
+  }
+  i18n.setLanguage('en');
+  return out;
+}"""
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the client's t()")
-def test_plural_cases_through_intl_plural_rules() -> None:
-    script = PLURALS % {"web": WEB.as_posix()}
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-    )
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+@pytest.mark.browser
+def test_plural_cases_through_intl_plural_rules(server: LocalServer, browser: Browser) -> None:
+    """The client's own t() in Chromium, with the catalogues the page loaded."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{server.url}/")
+        page.wait_for_selector("[data-testid='guest-signin']")
+        out = page.evaluate(PLURALS)
+    finally:
+        page.close()
     assert out["es"][0] == ["1 dado", "1 vida"]
     assert out["es"][1] == ["2 dados", "2 vidas"]
     assert out["pt-BR"][0] == ["1 dado", "1 vida"]

@@ -49,8 +49,9 @@ def test_a_seat_left_in_the_countdown_becomes_a_bot_of_the_tables_level() -> Non
         "level": "easy",
         "at": T0 + 1_000,
     }
-    for e in events:
-        TypeAdapter(AnyEvent).validate_python({**e, "at": "2026-01-01T00:00:00.000Z"})
+    for i, e in enumerate(events):
+        wire = {"id": f"1.{i}", **e, "at": "2026-01-01T00:00:00.000Z"}  # as a push shows it
+        TypeAdapter(AnyEvent).validate_python(wire)
     assert room.rated is False  # one human left: nothing to rate
 
 

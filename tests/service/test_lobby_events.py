@@ -46,6 +46,6 @@ def test_every_lobby_event_has_a_sample_and_a_published_model() -> None:
 def test_a_recorded_lobby_event_validates_against_its_published_model(
     event: Event, wire: dict[str, Any]
 ) -> None:
-    on_wire = dict(record(event), at="2023-11-14T22:13:20Z")
+    on_wire = {"id": "1.0", **record(event), "at": "2023-11-14T22:13:20Z"}  # as pushed
     parsed = TypeAdapter(schemas.AnyEvent).validate_python(on_wire)
     assert parsed.type == wire["type"]  # type: ignore[union-attr]

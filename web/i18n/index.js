@@ -116,6 +116,11 @@ export function formatNumber(n, options) {
   return numbers.get(current).format(n);
 }
 
+/** A rating as players know it: no thousands separator, one decimal at most (1512,3 / 1512.3). */
+export function formatRating(n) {
+  return formatNumber(n, { maximumFractionDigits: 1, useGrouping: false });
+}
+
 /** "ana, bo and cy" in the language's words. */
 export function formatList(items, type = 'conjunction') {
   const key = `${current}|${type}`;
@@ -189,7 +194,8 @@ export function t(key, params = {}) {
 }
 
 /**
- * Like t(), but a param may be a DOM node (or an array of nodes/strings): returns an array of
+ * Like t(), but a param may be a DOM node or an array of parts (strings and nodes, e.g. another
+ * tNodes() answer; a list of words goes through formatList() first): returns a flat array of
  * strings and nodes for h()/append(). The sentence's word order is the language's.
  */
 export function tNodes(key, params = {}) {
@@ -203,8 +209,8 @@ export function tNodes(key, params = {}) {
     else {
       const value = params[name];
       const isNode = typeof Node !== 'undefined' && value instanceof Node;
-      out.push(isNode || (Array.isArray(value) && value.some((v) => typeof Node !== 'undefined' && v instanceof Node))
-        ? value : paramText(value));
+      // A node, or an array of parts (another tNodes() answer), goes in as it is.
+      out.push(isNode || Array.isArray(value) ? value : paramText(value));
     }
     last = match.index + match[0].length;
   }

@@ -72,6 +72,7 @@ function makeTrack(room) {
     defaultBid,
     preview,
     controls: calzaControls,
+    liarKey: 'perudo.dudo',
   };
 }
 

@@ -2,8 +2,9 @@
 // cup and the stage controls (respond, reroll, claim, five aces), and the poker reveal.
 
 import { h } from '../dom.js';
-import { playerName, roomCall, state } from '../core.js';
+import { playerName, roomCall } from '../core.js';
 import { turnClock } from '../play.js';
+import { numberWord } from '../dice.js';
 import { t, tList, tNodes } from '../i18n/index.js';
 
 /** The faces, low to high, as the server names them. */
@@ -106,7 +107,7 @@ function capitalize(text) {
 }
 
 function diceWord(n) {
-  return t('dice.dice', { count: n });
+  return t('poker.dice', { count: n, number: numberWord(n) });
 }
 
 /** "Bot 1 rerolled 2 dice", "You rerolled nothing". */
@@ -139,20 +140,20 @@ const STAGES = ['claim', 'respond', 'reroll', 'aces'];
 // ---- the stage controls -------------------------------------------------------
 
 /** The selection of the current turn: dice to reroll, exposure changes, the claim builder. */
-function selection(room) {
+function selection(room, part) {
   const g = room.game;
   const key = `${room.id}:${g.round}:${g.turn ? g.turn.number : ''}`;
-  if (!state.poker || state.poker.key !== key) {
-    state.poker = { key, reroll: [], expose: [], unexpose: [], category: null, faces: [] };
+  if (!part.turn || part.turn.key !== key) {
+    part.turn = { key, reroll: [], expose: [], unexpose: [], category: null, faces: [] };
   }
-  return state.poker;
+  return part.turn;
 }
 
 /**
  * The poker panel in the bid slot: current claim, announcements, the cup, and the controls
  * of the stage the turn is at. helpers: {countdown, active} from the game screen.
  */
-function pokerPanel(room, { countdown, active }) {
+function pokerPanel(room, { countdown, active, selection: part }) {
   const g = room.game;
   const me = room.me || {};
   const table = g.table || {};
@@ -165,9 +166,9 @@ function pokerPanel(room, { countdown, active }) {
   const current = g.current_bid;
   const cup = Array.isArray(me.dice) && me.dice.length === 5 ? me.dice : null;
   const exposedNow = (table.exposed || [null, null, null, null, null]).map((f, i) => (f ? i : null)).filter((i) => i !== null);
-  const sel = selection(room);
+  const sel = selection(room, part);
 
-  const header = h('h2', {}, myTurn ? t('poker.yourTurn') : t('poker.label'));
+  const header = h('h2', { testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, myTurn ? t('poker.yourTurn') : t('poker.label'));
   const claimLine = current
     ? h('p', { class: 'current-bid-line', testid: 'poker-current-claim' },
       tNodes('poker.currentClaim', { claim: claimBadge(current, 'small'), name: playerName(room, current.player_id) }))
@@ -201,7 +202,7 @@ function pokerPanel(room, { countdown, active }) {
     const button = h('button', {
       type: 'button', class: 'cup-die poker-cup-die', testid: 'poker-die', dataset: { index: String(i), face: face || '' },
       'aria-pressed': String(sel.reroll.includes(i)), disabled: !canReroll,
-      'aria-label': t('poker.rerollDie', { n: i + 1, face: face ? faceName(face) : t('poker.hidden') }),
+      'aria-label': t('poker.rerollDie', { n: i + 1, shown: face ? (face === 'T' ? '10' : face) : '?', face: face ? faceName(face) : t('poker.hidden') }),
     }, tile);
     button.addEventListener('click', () => {
       if (exposedAfter().includes(i)) { hint.textContent = t('poker.exposedStay'); return; }
@@ -238,7 +239,7 @@ function pokerPanel(room, { countdown, active }) {
     const k = sel.reroll.length;
     if (rerollButton) {
       rerollButton.disabled = k === 0;
-      rerollButton.textContent = k ? t('poker.rerollN', { dice: diceWord(k) }) : t('poker.reroll');
+      rerollButton.textContent = k ? t('poker.rerollN', { count: k, number: numberWord(k) }) : t('poker.reroll');
     }
     if (stage === 'reroll') hint.textContent = t('poker.hint.reroll');
     else if (stage === 'aces') hint.textContent = t('poker.hint.aces');
@@ -249,7 +250,7 @@ function pokerPanel(room, { countdown, active }) {
   function rebuild() {
     // Exposure changes alter the legal claims: redraw the whole panel with the same selection.
     const host = panelNode.parentNode;
-    if (host) host.replaceChildren(pokerPanel(room, { countdown, active }));
+    if (host) host.replaceChildren(pokerPanel(room, { countdown, active, selection: part }));
   }
 
   const controls = [];

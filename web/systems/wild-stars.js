@@ -4,7 +4,7 @@
 // excepted).
 
 import { h } from '../dom.js';
-import { playerName, state } from '../core.js';
+import { playerName } from '../core.js';
 import { bidBadge, bidWordsShort, die } from '../dice.js';
 import {
   DICE_TERMS, STARTING_DICE, diceBidFromEvent, diceBidPanel, diceCard, diceReplay, diceReveal, diceTableWords,
@@ -68,12 +68,12 @@ function defaultBid(room) {
  * is rerolled (a reroll without showing is not a move). Returns the controls and a function
  * giving the extra fields of the bid action ({show: [...]} or {}).
  */
-function showRerollControls(room, myTurn) {
+function showRerollControls(room, myTurn, part) {
   const g = room.game;
   const cup = (room.me && room.me.dice) || [];
   const key = `${g.round}:${g.turn ? g.turn.number : ''}`;
-  if (!state.show || state.show.key !== key) state.show = { key, on: false, picked: [] };
-  const sel = state.show;
+  if (!part.show || part.show.key !== key) part.show = { key, on: false, picked: [] };
+  const sel = part.show;
   const toggle = h('button', {
     type: 'button', class: 'btn btn-ghost btn-small show-toggle', testid: 'show-reroll',
     'aria-pressed': String(sel.on), disabled: !myTurn,
@@ -189,7 +189,7 @@ export default {
   chips: (v) => [t('wild-stars.label'), t('settings.chip.dice', { count: v.starting_dice ?? 5 }), t('settings.chip.turns', { n: v.turn_seconds ?? 30 })],
   // Its words (label, summary, note, How to play, the reveal) are in wild-stars.i18n.json.
   terms: DICE_TERMS,
-  panel: (room) => diceBidPanel(room, TRACK),
+  panel: (room, { selection }) => diceBidPanel(room, TRACK, selection),
   card: (room, player, opts) => diceCard(room, player, opts, TRACK),
   reveal: (room, reveal, opts) => diceReveal(room, reveal, opts, REVEAL),
   moveEvents: [],

@@ -10,7 +10,7 @@ updates each ticket ``WHERE status = 'waiting' AND ticket_id = ?`` and inserts t
 any ticket's update touches no row, the whole transaction rolls back (``MatchLost``). SQLite
 admits one writer at a time (across the local server's worker processes too), so the check
 and the write cannot interleave with another claim: the same argument as DynamoDB's
-conditional transaction (docs/ARCHITECTURE.md, "Quick play: exactly once").
+conditional transaction (docs/ARCHITECTURE.md, "Quick play").
 """
 
 from __future__ import annotations
