@@ -355,6 +355,7 @@ def vapid_public_key(call: Call) -> Any:
     body_model=s.PushSubscriptionBody,
     answer=s.PushSubscriptionAnswer,
     status=201,
+    also=(200,),
 )
 def push_subscribe(call: Call) -> Any:
     """Store the browser's PushSubscription (201; 200 for an endpoint already stored)."""
@@ -387,6 +388,7 @@ def push_unsubscribe(call: Call) -> Any:
     body_model=s.DeviceBody,
     answer=s.DeviceAnswer,
     status=201,
+    also=(200,),
 )
 def device_add(call: Call) -> Any:
     """Store a mobile push token (201; 200 for a token already stored)."""
