@@ -236,9 +236,10 @@ class RatingsWrite:
 
 @dataclass(frozen=True)
 class RoundsWrite:
-    """Records of rounds a room write completes, written with it, once per round number.
+    """Records of rounds a room write completes, written with it, once per round and attempt.
 
-    Each record is a JSON object with an int ``round``; they are kept in their own items in the
+    Each record is a JSON object with an int ``round`` and an int ``attempt`` (0 when absent;
+    a round a resignation abandoned and the round dealt again share the number); they are kept in their own items in the
     room's partition (never in the room item), expiring at ``expires_at_s`` (epoch s) if given.
     """
 
@@ -290,7 +291,7 @@ class RoomStore(Protocol):
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
         record, once per ``game_key``: if that record exists, only the room is written. With
-        ``rounds``, the same atomic write stores each round record whose round number has no
+        ``rounds``, the same atomic write stores each round record whose round (and attempt) has no
         record yet (a replayed record changes nothing). Raises VersionConflict (nothing
         written), UnknownUser or TooManyRatingChanges.
         """

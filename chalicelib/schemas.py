@@ -536,19 +536,28 @@ class HistoryPlayer(Answer):
 
 
 class RoundRecord(Answer):
-    """One completed round, written once when the round ended."""
+    """One completed round, written once when the round ended; or a round a resignation
+    abandoned (``reveal`` null, ``resigned_id`` set: its hands were never shown)."""
 
     round: int
-    at: IsoTime = Field(description="When the round was decided (ISO 8601 UTC).")
+    attempt: int = Field(
+        default=0,
+        description="The deal of this round number: 0, then 1, 2… when a resignation "
+        "abandoned the round and it was dealt again under the same number.",
+    )
+    at: IsoTime = Field(description="When the round was decided or abandoned (ISO 8601 UTC).")
     dice_counts: dict[str, int] = Field(
         description="Dice (Poker: lives) of each seat, by player id, when the round began."
     )
     bids: list[BidOut] = Field(
         description="Every bid of the round (Poker: every claim) in the order it was made."
     )
-    reveal: RevealOut = Field(
+    reveal: RevealOut | None = Field(
         description="The reveal exactly as the players saw it: hands, the call, the count, "
-        "the outcome, the penalty and the rule system's extras."
+        "the outcome, the penalty and the rule system's extras; null for an abandoned round."
+    )
+    resigned_id: str | None = Field(
+        default=None, description="An abandoned round only: the player whose resignation ended it."
     )
 
 
