@@ -101,6 +101,8 @@ class UserRecord:
     created_at_ms: int = 0
     expires_at_s: int | None = None
     """When the record expires (epoch s; guests only, the DynamoDB TTL attribute)."""
+    language: str | None = None
+    """The interface language the user chose (``en``, ``es``, ``pt-BR``); None if never."""
 
 
 @dataclass(frozen=True)
@@ -362,6 +364,10 @@ class UserStore(Protocol):
 
     def set_preferences(self, user_id: str, continue_mode: str) -> None:
         """Store the user's continue mode; raise UnknownUser."""
+        ...
+
+    def set_language(self, user_id: str, language: str) -> None:
+        """Store the user's interface language; raise UnknownUser."""
         ...
 
     def set_password_hash(self, user_id: str, password_hash: str) -> None:

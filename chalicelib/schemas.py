@@ -66,6 +66,7 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
+Language = Literal["en", "es", "pt-BR"]
 IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """A time on the wire: ISO 8601 UTC with milliseconds and ``Z``."""
 Penalty = Literal["discard", "give"]
@@ -105,9 +106,13 @@ class LoginBody(Request):
 
 
 class PreferencesBody(Request):
-    """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
+    """PATCH /me/preferences: what is given changes (at least one of ``continue_mode`` and
+    ``language``); ``room_id`` (optional) also applies the mode in that room now."""
 
-    continue_mode: ContinueMode
+    continue_mode: ContinueMode | None = None
+    language: Language | None = Field(
+        default=None, description="The interface language remembered for the user."
+    )
     room_id: Id | None = None
 
 
@@ -229,6 +234,9 @@ class Preferences(Answer):
     """A user's preferences."""
 
     continue_mode: ContinueMode
+    language: Language | None = Field(
+        description="The interface language the user chose; null if never chosen."
+    )
 
 
 class Invitation(Answer):
