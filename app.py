@@ -329,9 +329,9 @@ def me(call: Call) -> Any:
     answer=s.PreferencesAnswer,
 )
 def me_preferences(call: Call) -> Any:
-    """Store the continue mode (and apply it in the caller's rooms)."""
+    """Store the continue mode (and apply it in the caller's rooms) and the language."""
     return _use("accounts").set_preferences(
-        _service(), call.caller, call.body.continue_mode, call.body.room_id
+        _service(), call.caller, call.body.continue_mode, call.body.room_id, call.body.language
     )
 
 

@@ -101,6 +101,8 @@ class UserRecord:
     created_at_ms: int = 0
     expires_at_s: int | None = None
     """When the record expires (epoch s; guests only, the DynamoDB TTL attribute)."""
+    language: str | None = None
+    """The interface language the user chose (``en``, ``es``, ``pt-BR``); None if never."""
 
 
 @dataclass(frozen=True)
@@ -236,9 +238,10 @@ class RatingsWrite:
 
 @dataclass(frozen=True)
 class RoundsWrite:
-    """Records of rounds a room write completes, written with it, once per round number.
+    """Records of rounds a room write completes, written with it, once per round and attempt.
 
-    Each record is a JSON object with an int ``round``; they are kept in their own items in the
+    Each record is a JSON object with an int ``round`` and an int ``attempt`` (0 when absent;
+    a round a resignation abandoned and the round dealt again share the number); they are kept in their own items in the
     room's partition (never in the room item), expiring at ``expires_at_s`` (epoch s) if given.
     """
 
@@ -290,7 +293,7 @@ class RoomStore(Protocol):
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
         record, once per ``game_key``: if that record exists, only the room is written. With
-        ``rounds``, the same atomic write stores each round record whose round number has no
+        ``rounds``, the same atomic write stores each round record whose round (and attempt) has no
         record yet (a replayed record changes nothing). Raises VersionConflict (nothing
         written), UnknownUser or TooManyRatingChanges.
         """
@@ -361,6 +364,10 @@ class UserStore(Protocol):
 
     def set_preferences(self, user_id: str, continue_mode: str) -> None:
         """Store the user's continue mode; raise UnknownUser."""
+        ...
+
+    def set_language(self, user_id: str, language: str) -> None:
+        """Store the user's interface language; raise UnknownUser."""
         ...
 
     def set_password_hash(self, user_id: str, password_hash: str) -> None:

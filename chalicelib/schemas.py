@@ -66,6 +66,7 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
+Language = Literal["en", "es", "pt-BR"]
 IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """A time on the wire: ISO 8601 UTC with milliseconds and ``Z``."""
 Penalty = Literal["discard", "give"]
@@ -105,9 +106,13 @@ class LoginBody(Request):
 
 
 class PreferencesBody(Request):
-    """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
+    """PATCH /me/preferences: what is given changes (at least one of ``continue_mode`` and
+    ``language``); ``room_id`` (optional) also applies the mode in that room now."""
 
-    continue_mode: ContinueMode
+    continue_mode: ContinueMode | None = None
+    language: Language | None = Field(
+        default=None, description="The interface language remembered for the user."
+    )
     room_id: Id | None = None
 
 
@@ -240,6 +245,9 @@ class Preferences(Answer):
     """A user's preferences."""
 
     continue_mode: ContinueMode
+    language: Language | None = Field(
+        description="The interface language the user chose; null if never chosen."
+    )
 
 
 class Invitation(Answer):
@@ -630,19 +638,28 @@ class HistoryPlayer(Answer):
 
 
 class RoundRecord(Answer):
-    """One completed round, written once when the round ended."""
+    """One completed round, written once when the round ended; or a round a resignation
+    abandoned (``reveal`` null, ``resigned_id`` set: its hands were never shown)."""
 
     round: int
-    at: IsoTime = Field(description="When the round was decided (ISO 8601 UTC).")
+    attempt: int = Field(
+        default=0,
+        description="The deal of this round number: 0, then 1, 2… when a resignation "
+        "abandoned the round and it was dealt again under the same number.",
+    )
+    at: IsoTime = Field(description="When the round was decided or abandoned (ISO 8601 UTC).")
     dice_counts: dict[str, int] = Field(
         description="Dice (Poker: lives) of each seat, by player id, when the round began."
     )
     bids: list[BidOut] = Field(
         description="Every bid of the round (Poker: every claim) in the order it was made."
     )
-    reveal: RevealOut = Field(
+    reveal: RevealOut | None = Field(
         description="The reveal exactly as the players saw it: hands, the call, the count, "
-        "the outcome, the penalty and the rule system's extras."
+        "the outcome, the penalty and the rule system's extras; null for an abandoned round."
+    )
+    resigned_id: str | None = Field(
+        default=None, description="An abandoned round only: the player whose resignation ended it."
     )
 
 

@@ -168,6 +168,24 @@ MIGRATIONS: list[tuple[str, ...]] = [
     )""",
         "CREATE INDEX devices_by_user ON devices (user_id, created_at)",
     ),
+    # 7: a round a resignation abandoned keeps its own record, keyed by round and attempt;
+    # the remembered interface language (issue 28).
+    (
+        """CREATE TABLE rounds_v6 (
+            room_id TEXT NOT NULL,
+            round INTEGER NOT NULL,
+            attempt INTEGER NOT NULL DEFAULT 0,
+            record TEXT NOT NULL,
+            expires_at INTEGER,
+            PRIMARY KEY (room_id, round, attempt)
+        ) WITHOUT ROWID""",
+        "INSERT INTO rounds_v6 (room_id, round, attempt, record, expires_at)"
+        " SELECT room_id, round, 0, record, expires_at FROM rounds",
+        "DROP TABLE rounds",
+        "ALTER TABLE rounds_v6 RENAME TO rounds",
+        "CREATE INDEX rounds_by_expiry ON rounds (expires_at) WHERE expires_at IS NOT NULL",
+        "ALTER TABLE users ADD COLUMN language TEXT",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
