@@ -122,8 +122,19 @@ class _SharedSettingsBody(Request):
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
-    turn_seconds: Annotated[Literal[15, 30, 60], WholeNumber] | None = None
+    turn_seconds: Annotated[Literal[15, 30, 60, 3600, 43200, 86400, 259200], WholeNumber] | None = (
+        Field(
+            default=None,
+            description="15, 30 or 60 in a live room; 3600, 43200, 86400 or 259200 (1 h, 12 h, "
+            "24 h, 72 h) in a correspondence room. A pace change without it takes 30 or 86400.",
+        )
+    )
     break_seconds: Annotated[Literal[30, 60, 120], WholeNumber] | None = None
+    pace: Literal["live", "correspondence"] | None = Field(
+        default=None,
+        description="live (turns of seconds) or correspondence (turns of hours; the break "
+        "after a reveal lasts until all agree or one turn length).",
+    )
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
@@ -260,6 +271,86 @@ class PreferencesAnswer(Answer):
     preferences: Preferences
 
 
+# --- correspondence, my games and notifications (docs/API.md) -----------------------------
+
+
+class GameEntry(Answer):
+    """One open room of the caller in GET /me/games."""
+
+    room_id: str
+    rules: str
+    status: Literal["waiting", "playing"]
+    pace: Literal["live", "correspondence"]
+    my_turn: bool = Field(
+        description="The caller is to move (or, between rounds, to agree to go on)."
+    )
+    deadline: str | None
+    turn_player_id: str | None
+    updated_at: str
+
+
+class MyGamesAnswer(Answer):
+    """GET /me/games: the caller's waiting and playing rooms, theirs to move first."""
+
+    games: list[GameEntry]
+
+
+class VapidKeyAnswer(Answer):
+    """GET /push/vapid-public-key."""
+
+    key: str = Field(description="base64url of the uncompressed P-256 point (65 bytes)")
+
+
+class PushKeys(Request):
+    """A PushSubscription's keys (base64url)."""
+
+    p256dh: Annotated[str, Field(min_length=1, max_length=200)]
+    auth: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class PushSubscriptionBody(Request):
+    """POST /me/push-subscriptions: the browser's ``PushSubscription.toJSON()``."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+    expirationTime: int | None = None
+    keys: PushKeys
+
+
+class PushEndpointBody(Request):
+    """DELETE /me/push-subscriptions."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+class PushSubscriptionAnswer(Answer):
+    """A stored Web Push subscription."""
+
+    endpoint: str
+
+
+DeviceToken = Annotated[str, Field(min_length=8, max_length=4096, pattern=r"^[A-Za-z0-9_:.\-]+$")]
+
+
+class DeviceBody(Request):
+    """POST /me/devices: a mobile app's push token."""
+
+    platform: Literal["apns", "fcm"]
+    token: DeviceToken
+
+
+class DeviceTokenBody(Request):
+    """DELETE /me/devices."""
+
+    token: DeviceToken
+
+
+class DeviceAnswer(Answer):
+    """A stored mobile device."""
+
+    platform: str
+    token: str
+
+
 class QuickplayBody(Request):
     """POST /quickplay: a table of this rule system (or any), now."""
 
@@ -313,6 +404,9 @@ class _SharedSettings(Answer):
     break_seconds: int
     joining: Joining
     rules: Rules
+    pace: Literal["live", "correspondence"] = Field(
+        default="live", description="live or correspondence."
+    )
     passcode: str | None = None
 
 

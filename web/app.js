@@ -13,6 +13,7 @@ import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
 import { LANGUAGES, formatRating, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
+import { disablePush, registerServiceWorker } from './push.js';
 import { resetSelection } from './store.js';
 import { onMatchFound } from './quickplay.js';
 
@@ -72,6 +73,7 @@ async function signedIn(answer) {
 }
 
 function signOut(expired) {
+  if (!expired) disablePush(getToken());
   setToken(null);
   state.user = null;
   state.me = null;
@@ -459,4 +461,5 @@ hooks.realtime = realtime;
   renderHeader();
   realtime.restart();
   route();
+  registerServiceWorker(); // notifications and "you are offline"; asks nothing of the player
 }());

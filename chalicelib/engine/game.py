@@ -394,7 +394,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
         _begin_final_reveal(room, reveal, at, events)
         return
     game.phase = Phase.BREAK
-    game.deadline = deadline = at + room.settings.break_seconds * 1000
+    game.deadline = deadline = at + room.settings.break_ms
     game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
     # Bots and Auto players agree at once; eliminated and resigned players have no vote.
     game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]

@@ -144,6 +144,30 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX quickplay_waiting ON quickplay_tickets (status, rules, since)",
         "CREATE INDEX quickplay_by_expiry ON quickplay_tickets (expires_at)",
     ),
+    # 6: seats ("my games"), Web Push subscriptions and mobile devices (issue 27).
+    (
+        """CREATE TABLE seats (
+        user_id TEXT NOT NULL,
+        room_id TEXT NOT NULL,
+        PRIMARY KEY (user_id, room_id)
+    ) WITHOUT ROWID""",
+        """CREATE TABLE push_subscriptions (
+        endpoint TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        p256dh TEXT NOT NULL,
+        auth TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+        "CREATE INDEX push_subscriptions_by_user ON push_subscriptions (user_id, created_at)",
+        """CREATE TABLE devices (
+        token TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        endpoint_arn TEXT,
+        created_at INTEGER NOT NULL
+    )""",
+        "CREATE INDEX devices_by_user ON devices (user_id, created_at)",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
