@@ -50,7 +50,8 @@ def test_a_seat_left_in_the_countdown_becomes_a_bot_of_the_tables_level() -> Non
         "at": T0 + 1_000,
     }
     for e in events:
-        TypeAdapter(AnyEvent).validate_python({**e, "at": "2026-01-01T00:00:00.000Z"})
+        stamped = {**e, "at": "2026-01-01T00:00:00.000Z", "id": "2.0"}
+        TypeAdapter(AnyEvent).validate_python(stamped)
     assert room.rated is False  # one human left: nothing to rate
 
 
