@@ -214,8 +214,19 @@ def _results_view(room: Room) -> dict[str, Any] | None:
 
 
 def bot_view(room: Room, player_id: str) -> dict[str, Any]:
-    """Exactly a player's view of the bot's own seat: what a bot decides from."""
-    return room_view(room, player_id=player_id)
+    """A player's view of the bot's own seat, plus the round's bids so far: what a bot decides from.
+
+    ``game.round_bids`` lists the current round's announced moves in order (``bid_view`` of
+    each: ``player_id``, ``quantity``, ``face`` and the system's extras). Every one was
+    announced at the table, so a bot may remember them as a person at the table would; no
+    view or push for people lists them (docs/BOTS.md, "What a bot knows").
+    """
+    view = room_view(room, player_id=player_id)
+    game = room.game
+    if view["game"] is not None and game is not None:
+        rules = rule_system(room.settings.rules)
+        view["game"]["round_bids"] = [rules.bid_view(b) for b in game.round_bids]
+    return view
 
 
 def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
