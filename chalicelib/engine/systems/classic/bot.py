@@ -33,6 +33,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from ... import endgames
 from ...bot_model import (
     CALL_BINS,
     DEFAULT_CALL_RATE,
@@ -553,11 +554,32 @@ _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
 }
 
 
+def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
+    """In a solved heads-up endgame, strong plays the equilibrium table and medium a coarse copy.
+
+    The table ignores the opponent model, so what was learned cannot be steered there
+    (``endgames``; docs/BOTS.md, "Endgame tables").
+    """
+    if level not in ("strong", "medium"):
+        return None
+    found = endgames.policy(view, "classic")
+    if found is None:
+        return None
+    spot, weights = found
+    if level == "medium":
+        weights = endgames.coarse(weights)
+    turn = view["game"].get("turn") or {}
+    return endgames.action(spot, endgames.draw(weights, roller), int(turn.get("number", 0)))
+
+
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
     seat = read_view(view)
     # The wildcard chance is public; observe() needs it to judge past decisions.
     memory["w"] = int(view["settings"]["wildcard_chance"])
+    table = endgame(view, level, roller)
+    if table is not None:
+        return table
     if level == "easy":
         return easy(seat, roller)
     if level == "medium":
