@@ -36,6 +36,7 @@ os.environ.update(
     }
 )
 
+from _common import item_size
 from moto import mock_aws
 
 from chalicelib import wiring
@@ -46,25 +47,6 @@ from chalicelib.service import Caller, Service
 from chalicelib.settings import reset_settings
 
 TABLE = "liars-bench"
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """DynamoDB item size: UTF-8 names plus values (numbers approximated by their digits)."""
-    total = 0
-    for name, value in item.items():
-        total += len(name.encode())
-        kind, v = next(iter(value.items()))
-        if kind == "S":
-            total += len(v.encode())
-        elif kind == "N":
-            total += math.ceil(len(v.strip("-").replace(".", "")) / 2) + 1
-        elif kind == "B":
-            total += len(v)
-        elif kind == "BOOL" or kind == "NULL":
-            total += 1
-        elif kind == "SS":
-            total += sum(len(x.encode()) for x in v)
-    return total
 
 
 class TimedStore:

@@ -39,6 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _common import count_setting
+
 from chalicelib.engine import game
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Phase, Player, Room, Settings, Status
@@ -237,10 +239,9 @@ def describe(row: Row) -> str:
     """The row's settings in a few characters."""
     if row.label:
         return row.label
-    s = dict(row.settings)
-    if row.system == "poker":
-        return f"{s.get('lives', 3)} lives"
-    return f"{s.get('starting_dice', 5)} dice"
+    name = count_setting(row.system)  # dice or lives, as the system counts
+    count = dict(row.settings).get(name, getattr(Settings(), name))
+    return f"{count} {name.removeprefix('starting_')}"
 
 
 def exploitability_table(args: argparse.Namespace) -> None:
@@ -357,7 +358,8 @@ def main() -> None:
             players, times = decision_times(system, args.timing_samples, args.seed)
             median = statistics.median(times) / 1e6
             p90 = sorted(times)[int(len(times) * 0.9)] / 1e6
-            dice = "one 5-dice cup" if system == "poker" else "10 dice each"
+            counts_dice = count_setting(system) == "starting_dice"
+            dice = "10 dice each" if counts_dice else "one 5-dice cup"
             print(
                 f"strong decision, {system:<10} {players:>2} players, {dice}: "
                 f"median {median:.3f} ms, p90 {p90:.3f} ms over {len(times)} decisions "

@@ -4,7 +4,7 @@ Each room (default 200 at once) has one or two simulated humans plus bots; a few
 signed-out spectator. Every human signs in (guest, or registered for the second seat), opens
 a WebSocket with a ticket, subscribes, and plays at a human pace (``--pace``, seconds): it
 decides with the engine's own bot policy applied to the view it received, so every rule system
-(classic, Wild Stars, Poker) is played legally. Some humans tick while they wait (WebSocket
+(every system of the engine's registry, in the mix of ``RULES_MIX``) is played legally. Some humans tick while they wait (WebSocket
 ``tick``), some reconnect once mid-game (new ticket, new connection, subscribe again), and in
 a few rooms a human lets one turn run out so the server's deadline plays for it.
 
@@ -33,6 +33,10 @@ the exit status is 1 when any room has a problem. Every loop is bounded in count
 Without ``--url`` the server is started on loopback (``liars-dice serve --port 0``) with the
 options given in ``--server-arg`` (e.g. ``--server-arg=--storage=sqlite``; an option that this
 server's ``serve --help`` does not list is dropped with a warning) and ``--server-env``.
+
+One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
+shares with the other benches is in ``bench/_common.py``, and its parts (the plan of each room,
+the simulated people, the checker, the report) serve only this run.
 """
 
 from __future__ import annotations
@@ -51,12 +55,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 import websockets
@@ -65,6 +68,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from _common import count_settings, percentile, rules_mix, start_server  # noqa: E402
+
 from chalicelib.engine.dice import SeededRoller  # noqa: E402
 from chalicelib.engine.systems import rule_system  # noqa: E402
 
@@ -72,7 +77,8 @@ MAX_STEPS_PER_HUMAN = 2_000
 """A human's play loop ends after this many iterations whatever happens."""
 MAX_MESSAGES_PER_CONNECTION = 20_000
 """A connection's reader stops after this many messages."""
-RULES_MIX = (("classic", 0.7), ("wild-stars", 0.15), ("poker", 0.15))
+RULES_MIX = rules_mix(0.7)
+"""Each registered rule system's share of rooms: the default system 70 %, the others alike."""
 LOST_KINDS = ("lost_action", "shared_version", "push_gap", "version_mismatch")
 """Problems that mean an update was lost; the rest are failures of other kinds."""
 
@@ -273,8 +279,8 @@ def check_room(rec: RoomRecord) -> list[Problem]:
             )
             continue
         reveal = rec.reveals.get(w.round) if w.round is not None else None
-        if reveal is None or rec.plan.rules == "poker":
-            continue
+        if reveal is None or "bid" not in rule_system(rec.plan.rules).turn_actions:
+            continue  # a system without bids (Poker's claims) lists no bids in its reveal
         row = next((r for r in reveal.get("rows", []) if r.get("player_id") == w.player_id), None)
         kind = w.action.get("type")
         if kind == "bid":
@@ -304,15 +310,6 @@ def check_room(rec: RoomRecord) -> list[Problem]:
 
 
 # --- the client -------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], p: float) -> float:
-    """The p-th percentile (nearest rank) of ``values``; NaN when empty."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered)) - 1))
-    return ordered[rank]
 
 
 @dataclass
@@ -346,7 +343,7 @@ def make_plan(index: int, cfg: Config) -> Plan:
     rng = random.Random(cfg.seed * 100_003 + index)
     humans = 2 if rng.random() < cfg.two_human_share else 1
     bots = rng.randint(1, 3)
-    pick, rules = rng.random(), "classic"
+    pick, rules = rng.random(), RULES_MIX[0][0]
     for name, share in RULES_MIX:
         if pick < share:
             rules = name
@@ -506,14 +503,10 @@ class RoomRun:
     async def _run(self) -> None:
         plan = self.plan
         settings: dict[str, Any] = {
-            "rules": plan.rules,
+            **count_settings(plan.rules, plan.dice),
             "turn_seconds": plan.turn_seconds,
             "break_seconds": 30,
         }
-        if plan.rules == "poker":
-            settings["lives"] = max(1, min(5, plan.dice))
-        else:
-            settings["starting_dice"] = plan.dice
         # rooms created by guests cannot be joined: a room with two humans has a registered host
         data = await self.sign_in("host", registered=plan.humans == 2)
         host = Human(self, 0, data["token"], steady=plan.reconnector != 0)
@@ -770,7 +763,7 @@ def summary_lines(report: Report, cfg: Config) -> list[str]:
     lines = [
         f"rooms: {len(recs)} concurrent ({', '.join(f'{k} {v}' for k, v in sorted(rules.items()))}); "
         f"{finished} finished in {report.elapsed:.1f} s; pace {cfg.pace[0]}–{cfg.pace[1]} s, "
-        f"{cfg.dice} dice (poker: lives)",
+        f"{cfg.dice} dice (or lives, as each system counts)",
         f"humans: {sum(r.plan.humans for r in recs)}, spectators: {sum(r.plan.spectator for r in recs)}, "
         f"WebSocket connections: {conns}, reconnects: {sum(r.reconnects for r in recs)}, "
         f"ticks: {sum(r.ticks for r in recs)}, turns left to time out: {sum(r.timeouts_waited for r in recs)}",
@@ -824,44 +817,12 @@ def serve_options(requested: list[str], data_dir: str) -> list[str]:
     return kept
 
 
-def start_server(options: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+def start_local_server(
+    options: list[str], env: dict[str, str]
+) -> tuple[subprocess.Popen[str], str]:
     """Start ``liars-dice serve --port 0`` on loopback in a child process; return it and its URL."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "liars_local.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            *options,
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **env},
-    )
-    assert proc.stdout is not None
-    line = ""
-    for _ in range(20):  # the URL line comes first; allow a few notes before it
-        line = proc.stdout.readline()
-        match = re.search(r"open (http://[^/\s]+)/", line)
-        if match:
-            threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
-            return proc, match.group(1)
-        if not line:
-            break
-    proc.kill()
-    raise SystemExit(f"the server did not start: {line!r}")
-
-
-def drain(stream: IO[str]) -> None:
-    """Read the child's request log so it never blocks on a full pipe."""
-    for _ in stream:
-        pass
+    command = [sys.executable, "-m", "liars_local.cli", "serve", "--host", "127.0.0.1"]
+    return start_server([*command, "--port", "0", *options], cwd=REPO, env={**os.environ, **env})
 
 
 def parse_pace(text: str) -> tuple[float, float]:
@@ -948,7 +909,7 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = tempfile.mkdtemp(prefix="liars-load-")
         cleanup = functools.partial(shutil.rmtree, data_dir, ignore_errors=True)
         options = serve_options(args.server_arg, data_dir)
-        proc, base_url = start_server(options, env)
+        proc, base_url = start_local_server(options, env)
         print(f"server: liars-dice serve {' '.join(options)} (bot think {args.bot_think} ms)")
     ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
     cfg = Config(

@@ -50,6 +50,10 @@ alternate N times and each figure is the median. Only loopback traffic; every lo
     .venv/bin/python bench/local.py --games 20 --storage sqlite --think-ms 300-1500
     .venv/bin/python bench/local.py --url http://127.0.0.1:8000   # an already running server
     .venv/bin/python bench/local.py --games 20 --storage sqlite --compare /tmp/local-before
+
+One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
+shares with the other benches is in ``bench/_common.py``, and its parts (the game client, the
+watcher, the process-tree CPU reader, the table) serve only this run.
 """
 
 from __future__ import annotations
@@ -68,14 +72,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+import _common
 import aiohttp
 import websockets
+from _common import percentile
 from yarl import URL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -119,15 +124,6 @@ class Figures:
         self.games_finished += other.games_finished
         starts = [t for t in (self.started_at, other.started_at) if t]
         self.started_at = min(starts) if starts else 0.0
-
-
-def percentile(values: list[float], p: float) -> float:
-    """The p-th percentile (nearest rank) of ``values``; NaN when empty."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered)) - 1))
-    return ordered[rank]
 
 
 @dataclass(frozen=True)
@@ -530,22 +526,7 @@ def start_server(
     env = {**os.environ, "GUEST_PER_SOURCE": "100000", "CONNECTS_PER_SOURCE": "100000"}
     if not paced:
         env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
-    proc = subprocess.Popen(
-        command,
-        cwd=tree,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"open (http://[^/\s]+)/", line)
-    if not match:
-        proc.kill()
-        raise SystemExit(f"the server did not start: {line!r}")
-    threading.Thread(target=drain, args=(proc.stdout, server_ms), daemon=True).start()
-    return proc, match.group(1)
+    return _common.start_server(command, cwd=tree, env=env, server_ms=server_ms)
 
 
 def _stat(proc_root: Path, pid: int) -> list[str] | None:
@@ -785,22 +766,6 @@ def print_table(
             f" p99 x{slow.p99 / fast.p99:.1f}, CPU/action"
             f" x{slow.cpu_ms_per_action / fast.cpu_ms_per_action:.1f}"
         )
-
-
-#: A request-log line of an action: ``POST /rooms/<id>/actions 200 3.1ms``.
-ACTION_LOG = re.compile(r"^POST /rooms/[^/ ]+/actions \d+ ([0-9.]+)ms")
-
-
-def drain(stream: IO[str], server_ms: list[float] | None = None) -> None:
-    """Read the child's request log (so it never blocks on a full pipe), noting action times.
-
-    The server logs each request's time from its arrival at the app to its answer
-    (waiting for a worker thread included; HTTP parsing and the client's side not).
-    """
-    for line in stream:
-        found = ACTION_LOG.match(line) if server_ms is not None else None
-        if found and server_ms is not None:
-            server_ms.append(float(found.group(1)))
 
 
 def parser() -> argparse.ArgumentParser:

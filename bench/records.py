@@ -34,9 +34,9 @@ os.environ.update(
     }
 )
 
+from _common import item_size
 from moto import mock_aws
 
-from bench.api import item_size
 from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers

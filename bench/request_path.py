@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path.cwd()))  # the tree run from, before the installed o
 from chalice.app import Chalice
 
 import app as project
-from liars_local.server import AppRunner, build_app
+from liars_local.asgi import build_app
+from liars_local.chalice_bridge import AppRunner
 
 HEADERS = [
     (b"host", b"127.0.0.1:8000"),

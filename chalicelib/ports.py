@@ -183,7 +183,7 @@ class UnknownUser(StoreError):
 
 
 class TooManyRatingChanges(StoreError):
-    """More rating changes than one DynamoDB transaction can hold (with the record and room)."""
+    """More rating changes than one game may make (``adapters.policy.MAX_RATING_CHANGES``)."""
 
     code = "too_many_rating_changes"
 

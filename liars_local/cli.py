@@ -13,7 +13,7 @@ from typing import Any
 
 
 def _parser() -> argparse.ArgumentParser:
-    from liars_local.server import default_data_dir
+    from liars_local.environment import default_data_dir
 
     parser = argparse.ArgumentParser(
         prog="liars-dice", description="Liar's Lies: an online multiplayer Liar's Dice server."
@@ -99,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(problem, file=sys.stderr, flush=True)
         return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from liars_local.server import LocalServer, default_data_dir, tune_gc_for_serving
+    from liars_local.environment import default_data_dir, tune_gc_for_serving
+    from liars_local.server import LocalServer
     from liars_local.workers import default_workers, refuse_workers
 
     storage = "dynamodb" if args.dynamodb_endpoint else (args.storage or "sqlite")

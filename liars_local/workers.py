@@ -50,14 +50,13 @@ import uvicorn
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
-from liars_local.server import (
-    LocalServer,
-    listening_socket,
+from liars_local.environment import (
     load_or_create_secret,
     local_environment,
     local_store,
     tune_gc_for_serving,
 )
+from liars_local.server import LocalServer, listening_socket
 
 log = logging.getLogger(__name__)
 

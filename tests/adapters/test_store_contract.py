@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from chalicelib.adapters.policy import MAX_RATING_CHANGES
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import (
     NewRoom,
@@ -322,6 +323,20 @@ def test_too_many_rating_changes_with_a_room_are_refused_before_writing(store: S
         store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=many)
     room = store.get_room("r1")
     assert room is not None and room.version == 1
+
+
+def test_one_game_rates_at_most_the_policy_limit_on_every_path(store: Store) -> None:
+    # One rule for both stores and both writes (docs/STORAGE.md, "Store policy"): a game
+    # with one rating change too many is refused by apply_ratings as by save_room.
+    _two_players(store)
+    many = {f"u{i}": 1.0 for i in range(MAX_RATING_CHANGES + 1)}
+    with pytest.raises(TooManyRatingChanges):
+        store.apply_ratings("g", many, {})
+    with pytest.raises(TooManyRatingChanges):
+        store.save_room("r1", {"n": 1}, SUMMARY, 1, ratings=RatingsWrite("r1", many, {}))
+    room = store.get_room("r1")
+    assert room is not None and room.version == 1
+    assert store.get_game_record("g") is None and store.get_game_record("r1") is None
 
 
 def test_invitations_list_oldest_first_and_can_be_removed(store: Store) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.engine.systems import SYSTEMS
 from liars_local.server import LocalServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -31,7 +32,7 @@ def _run() -> Iterator[load.Report]:
         cfg = load.Config(
             base_url=server.url,
             ws_url=server.ws_url,
-            rooms=3,
+            rooms=len(SYSTEMS),
             pace=(0.0, 0.02),
             dice=1,
             ramp_seconds=0.0,
@@ -42,7 +43,7 @@ def _run() -> Iterator[load.Report]:
             ticker_share=1.0,
             timeout_share=0.0,
             reconnect_after=(1, 1),
-            rules=("classic", "wild-stars", "poker"),
+            rules=tuple(SYSTEMS),
         )
         yield asyncio.run(load.run_load(cfg))
 
@@ -58,10 +59,10 @@ def _kinds(rec: load.RoomRecord) -> set[str]:
 
 
 def test_a_tiny_load_run_finishes_every_game_and_loses_nothing(report: load.Report) -> None:
-    assert len(report.records) == 3
+    assert len(report.records) == len(SYSTEMS)
     assert report.problems == []
     assert report.lost_updates == 0
-    assert {r.plan.rules for r in report.records} == {"classic", "wild-stars", "poker"}
+    assert {r.plan.rules for r in report.records} == set(SYSTEMS)
     for rec in report.records:
         assert rec.final is not None and rec.final["status"] == "finished"
         assert rec.reconnects == 1
@@ -103,7 +104,7 @@ def test_a_move_missing_from_its_rounds_reveal_is_lost(report: load.Report) -> N
     rec = next(
         copy.deepcopy(r)
         for r in report.records
-        if r.plan.rules != "poker" and any(w.kind == "action" for w in r.writes)
+        if "bid" in SYSTEMS[r.plan.rules].turn_actions and any(w.kind == "action" for w in r.writes)
     )
     write = next(w for w in rec.writes if w.kind == "action")
     assert write.round is not None and write.action is not None
@@ -142,3 +143,11 @@ def test_a_5xx_and_an_unfinished_game_are_failures_but_not_lost_updates(
     problems = load.check_room(rec)
     assert {"server_error", "unfinished"} <= {p.kind for p in problems}
     assert not any(p.lost for p in problems)
+
+
+def test_the_rules_mix_holds_every_registered_system() -> None:
+    names = [name for name, _ in load.RULES_MIX]
+    assert sorted(names) == sorted(SYSTEMS) and len(names) == len(SYSTEMS)
+    assert abs(sum(share for _, share in load.RULES_MIX) - 1.0) < 1e-9
+    plans = [load.make_plan(i, load.Config(base_url="", ws_url="")) for i in range(400)]
+    assert {plan.rules for plan in plans} == set(SYSTEMS)

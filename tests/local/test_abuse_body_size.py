@@ -14,7 +14,9 @@ from typing import Any
 from chalice.app import Chalice
 
 from chalicelib.schemas import MAX_BODY_BYTES
-from liars_local.server import AppRunner, LocalApp, LocalNotifier
+from liars_local.asgi import LocalApp
+from liars_local.chalice_bridge import AppRunner
+from liars_local.notifier import LocalNotifier
 
 CHUNK = 64 * 1024
 
@@ -102,7 +104,8 @@ def test_a_body_at_the_limit_still_reaches_the_app() -> None:
 def test_a_websocket_message_over_api_gateway_s_size_is_closed_1009_unread() -> None:
     import websockets
 
-    from liars_local.server import WS_MAX_MESSAGE_BYTES, LocalServer
+    from liars_local.server import LocalServer
+    from liars_local.ws_bridge import WS_MAX_MESSAGE_BYTES
 
     async def send_big(url: str) -> tuple[int | None, str]:
         async with websockets.connect(url, max_size=None) as ws:

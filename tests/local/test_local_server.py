@@ -14,7 +14,8 @@ import pytest
 import websockets
 from chalice.app import Chalice, WebsocketEvent
 
-from liars_local.server import SQLITE_WORKER_THREADS, WORKER_THREADS, LocalServer
+from liars_local.server import LocalServer
+from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 
 
 def no_deps(*_: object) -> None:
@@ -135,7 +136,7 @@ def test_serving_processes_collect_garbage_less_often_and_tests_keep_the_default
     # this process (pytest) started servers above and kept Python's own thresholds
     assert gc.get_threshold()[0] < 20_000
     script = (
-        "import gc; from liars_local.server import tune_gc_for_serving;"
+        "import gc; from liars_local.environment import tune_gc_for_serving;"
         "tune_gc_for_serving(); print(gc.get_threshold(), gc.get_freeze_count() > 1000)"
     )
     out = subprocess.run(
@@ -554,7 +555,7 @@ def test_dynamodb_endpoint_option_points_boto3_there_and_restores_the_environmen
 
     import boto3
 
-    from liars_local.server import local_environment
+    from liars_local.environment import local_environment
 
     monkeypatch.delenv("AWS_ENDPOINT_URL_DYNAMODB", raising=False)
     monkeypatch.setenv("TABLE_NAME", "operator-table")

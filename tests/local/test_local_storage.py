@@ -15,14 +15,13 @@ from typing import Any
 import httpx
 import pytest
 
-from liars_local.server import (
+from liars_local.environment import (
     DB_FILE_NAME,
     SECRET_FILE_NAME,
-    LocalServer,
-    PortInUse,
     default_data_dir,
     load_or_create_secret,
 )
+from liars_local.server import LocalServer, PortInUse
 from tests.local.support import PASSWORD, REPO, auth, ok
 
 

@@ -28,8 +28,9 @@ from chalicelib.ports import VersionConflict
 from liars_local import workers as workers_module
 from liars_local.channel import OP_CLOSE, OP_SEND, PushChannel, owner_of
 from liars_local.cli import main
+from liars_local.environment import DB_FILE_NAME
 from liars_local.notifier import LocalNotifier
-from liars_local.server import DB_FILE_NAME, PortInUse
+from liars_local.server import PortInUse
 from liars_local.workers import WorkerPool, default_workers, refuse_workers
 from tests.local.support import PASSWORD, REPO, auth, ok
 

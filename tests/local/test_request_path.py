@@ -14,7 +14,8 @@ import websockets
 from chalice.app import Chalice, CORSConfig, NotFoundError
 from chalice.local import LocalGatewayException
 
-from liars_local.server import AppRunner, LocalServer
+from liars_local.chalice_bridge import AppRunner
+from liars_local.server import LocalServer
 
 
 def echo_app() -> Chalice:

@@ -36,7 +36,7 @@ def test_peer_address_becomes_the_events_source_ip() -> None:
 def test_the_source_address_is_per_thread_so_parallel_requests_keep_their_own() -> None:
     import threading
 
-    from liars_local.server import AppRunner
+    from liars_local.chalice_bridge import AppRunner
 
     runner = AppRunner(Chalice(app_name="per-thread"), lock=None)
     converter = runner.gateway.event_converter

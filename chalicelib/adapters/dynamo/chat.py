@@ -10,15 +10,9 @@ shape clients see.
 
 from __future__ import annotations
 
-import secrets
-
 from chalicelib.adapters.dynamo._table import Item, Table, key, n, s
+from chalicelib.adapters.policy import new_chat_id
 from chalicelib.ports import ChatMessage
-
-
-def new_chat_id(at_ms: int) -> str:
-    """A message id that sorts by time (ties broken at random)."""
-    return f"{at_ms:013d}-{secrets.token_hex(4)}"
 
 
 class DynamoChat(Table):

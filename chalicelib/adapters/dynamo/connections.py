@@ -9,16 +9,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from chalicelib.adapters.dynamo._table import Item, Table, conditional_check_failed, key, n, s
+from chalicelib.adapters.policy import CONNECTION_TTL_SECONDS, ticket_expires_at, ticket_key
 from chalicelib.ports import Connection
-
-
-def ticket_key(ticket: str) -> str:
-    """Tickets are stored by hash: a table reader cannot replay one."""
-    return hashlib.sha256(ticket.encode()).hexdigest()
 
 
 class DynamoConnections(Table):
@@ -30,7 +25,7 @@ class DynamoConnections(Table):
         region: str | None = None,
         *,
         client: Any = None,
-        connection_ttl_seconds: int = 3 * 3600,
+        connection_ttl_seconds: int = CONNECTION_TTL_SECONDS,
     ) -> None:
         super().__init__(table_name, region, client=client)
         self.connection_ttl_seconds = connection_ttl_seconds
@@ -135,7 +130,7 @@ class DynamoConnections(Table):
                 **key(f"TICKET#{ticket_key(ticket)}", "TICKET"),
                 "user_id": s(user_id),
                 "expires_ms": n(expires_ms),
-                "expires_at": n(expires_ms // 1000 + 60),
+                "expires_at": n(ticket_expires_at(expires_ms)),
             },
         )
 

@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 from chalicelib.adapters.dynamo._table import Item, Table, conditional_check_failed, key, n
+from chalicelib.adapters.policy import rate_window
 
 
 def _window(key_: str, window_seconds: int, now_ms: int) -> tuple[Item, int]:
-    """The key of ``key_``'s current window item, and the window's number."""
-    window = now_ms // (window_seconds * 1000)
-    return key(f"RATE#{key_}", f"W#{window}"), window
+    """The key of ``key_``'s current window item, and the item's ``expires_at``."""
+    window, expires = rate_window(window_seconds, now_ms)
+    return key(f"RATE#{key_}", f"W#{window}"), expires
 
 
 class DynamoLimits(Table):
@@ -21,8 +22,7 @@ class DynamoLimits(Table):
 
     def hit(self, key: str, limit: int, window_seconds: int, now_ms: int) -> bool:
         """Count one attempt in the current fixed window; True while within ``limit``."""
-        item_key, window = _window(key, window_seconds, now_ms)
-        expires = (window + 1) * window_seconds + 60
+        item_key, expires = _window(key, window_seconds, now_ms)
         try:
             self.client.update_item(
                 TableName=self.table_name,

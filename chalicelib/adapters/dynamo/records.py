@@ -32,6 +32,7 @@ from chalicelib.adapters.dynamo._table import (
     n,
     s,
 )
+from chalicelib.adapters.policy import DEFAULT_RATING, MAX_RATING_CHANGES
 from chalicelib.ports import (
     JsonDict,
     PlayerStats,
@@ -42,9 +43,9 @@ from chalicelib.ports import (
     UnknownUser,
 )
 
-DEFAULT_RATING = 1500
-MAX_RATING_CHANGES = 99  # a transaction holds 100 items: the changes plus the game record
 MAX_TRANSACTION_ITEMS = 100
+"""DynamoDB's limit of items in one transaction: a finished game's write (the room, the game
+record, one item per rating change) holds ``policy.MAX_RATING_CHANGES`` changes within it."""
 LEADERBOARD_SHARDS = 8
 """The leaderboard index (``gsi2``) is spread over this many partitions (``LB#0`` … ``LB#7``)."""
 

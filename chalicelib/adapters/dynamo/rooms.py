@@ -32,12 +32,8 @@ from chalicelib.adapters.dynamo._table import (
     n,
     s,
 )
-from chalicelib.adapters.dynamo.records import (
-    MAX_RATING_CHANGES,
-    MAX_TRANSACTION_ITEMS,
-    rating_items,
-    round_items,
-)
+from chalicelib.adapters.dynamo.records import MAX_TRANSACTION_ITEMS, rating_items, round_items
+from chalicelib.adapters.policy import MAX_RATING_CHANGES, lobby_sort_key
 from chalicelib.ports import (
     JsonDict,
     NewRoom,
@@ -100,11 +96,6 @@ def decode_state(item: Item) -> JsonDict:
         return data
     text: JsonDict = json.loads(item["state"]["S"])
     return text
-
-
-def lobby_sort_key(created_at_ms: int, room_id: str) -> str:
-    """GSI sort key: creation time (zero-padded ms), then room id."""
-    return f"{created_at_ms:015d}#{room_id}"
 
 
 def _stored(item: Item | None) -> StoredRoom | None:
@@ -289,7 +280,7 @@ class DynamoRooms(Table):
         rounds: RoundsWrite | None,
     ) -> int:
         """One TransactWriteItems: the room (item 0), the ratings, then the round records."""
-        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES - 1:
+        if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         rating_writes = (
             rating_items(

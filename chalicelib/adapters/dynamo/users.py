@@ -21,9 +21,8 @@ from chalicelib.adapters.dynamo._table import (
     n,
     s,
 )
+from chalicelib.adapters.policy import INVITATION_TTL_SECONDS
 from chalicelib.ports import JsonDict, UnknownUser, UserExists, UsernameTaken, UserRecord
-
-INVITATION_TTL_SECONDS = 7 * 24 * 3600
 
 
 class DynamoUsers(Table):
