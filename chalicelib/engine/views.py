@@ -2,8 +2,8 @@
 
 Everything a client, a bot, a log line or an error body receives about a room is built here
 from (room, viewer). A player sees their own current dice; everyone else sees dice counts.
-During bidding nobody sees the current round's earlier bids: only the current bid and who
-made it. Revealed hands appear only in reveals of completed rounds.
+During bidding no person sees the current round's earlier bids: only the current bid and who
+made it (a bot's view adds them: ``bot_view``). Revealed hands appear only in reveals of completed rounds.
 """
 
 from __future__ import annotations
