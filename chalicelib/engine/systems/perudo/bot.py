@@ -2,7 +2,9 @@
 
 ``decide(view, level, memory, roller)`` reads exactly what a player in that seat sees: its own
 dice, every player's dice count, the current bid and who made it, whether the round is
-palifico, the settings; and ``memory``, what ``observe`` learned from public reveals.
+palifico, the settings, the round's bids so far; and ``memory``, what ``observe`` learned from
+public reveals. In heads-up endgames (1 or 2 dice each, not 2v2) strong plays the solved table
+and medium its coarse copy (``endgames``; the table reads no memory).
 
 - ``strong`` (default) prices every option in dice:
   - *aces-wild odds*: an unseen die counts toward a face with chance 1/3 (the face or an ace),
