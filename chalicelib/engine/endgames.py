@@ -13,11 +13,7 @@ counts, a round the table does not know).
 
 from __future__ import annotations
 
-import json
-import struct
-import zlib
 from dataclasses import dataclass
-from importlib import resources
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -55,6 +51,12 @@ _TABLES: dict[str, Table | None] = {}
 
 
 def _read(name: str) -> Table | None:
+    # imported here: a cold start that never meets an endgame does not pay for them
+    import json
+    import struct
+    import zlib
+    from importlib import resources
+
     try:
         blob = (resources.files(__package__) / "endgames" / f"{name}.bin").read_bytes()
     except (FileNotFoundError, OSError):
