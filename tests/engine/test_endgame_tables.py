@@ -92,7 +92,7 @@ def heads_up(name: str, seed: int) -> tuple[Room, str]:
 @pytest.mark.parametrize("name", TABLES)
 def test_strong_and_medium_play_the_table_legally_whatever_their_memory(name: str) -> None:
     checked = 0
-    for seed in range(40):
+    for seed in range(24):
         room, system = heads_up(name, seed)
         rules = rule_system(system)
         view = bot_view(room, "p1")
@@ -117,7 +117,7 @@ def test_strong_and_medium_play_the_table_legally_whatever_their_memory(name: st
                 assert code in allowed
                 game.act(copy.deepcopy(room), "p1", fresh, SeededRoller(1), 0)
         checked += 1
-    assert checked >= 20
+    assert checked >= 12
 
 
 def test_medium_plays_a_coarser_copy_of_the_table() -> None:
