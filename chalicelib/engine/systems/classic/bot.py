@@ -577,12 +577,12 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
 
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    seat = read_view(view)
     # The wildcard chance is public; observe() needs it to judge past decisions.
     memory["w"] = int(view["settings"]["wildcard_chance"])
     table = endgame(view, level, roller)
     if table is not None:
         return table
+    seat = read_view(view)
     if level == "easy":
         return easy(seat, roller)
     if level == "medium":

@@ -550,10 +550,10 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
 
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    seat = read_view(view)
     table = endgame(view, level, roller)
     if table is not None:
         return table
+    seat = read_view(view)
     if level == "easy":
         return easy(seat, roller)
     if level == "medium":
