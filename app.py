@@ -15,6 +15,7 @@ the same error shape by the ``project_errors`` middleware.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,6 +58,14 @@ class Call:
     """The client's address: API Gateway's ``requestContext.identity.sourceIp``."""
 
 
+@dataclass(frozen=True)
+class Answered:
+    """A handler's answer with a status of its own (a route whose success status varies)."""
+
+    status: int
+    body: Any
+
+
 def _source_ip(request: Any) -> str:
     """The caller's address as API Gateway saw it (the local server puts its peer there).
 
@@ -73,6 +82,11 @@ def _service() -> Any:
     from chalicelib.service import Service
 
     return Service(wiring.get_deps())
+
+
+def _use(area: str) -> Any:
+    """The use cases of ``area`` (``chalicelib.service.<area>``), imported on first use."""
+    return importlib.import_module(f"chalicelib.service.{area}")
 
 
 def _json(status: int, payload: Any, exc: BaseException | None = None) -> Response:
@@ -115,9 +129,15 @@ def api(
     answer: type[BaseModel] | None = None,
     status: int = 200,
     query: tuple[str, ...] = (),
+    also: tuple[int, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper."""
-    s.ROUTES.append(s.RouteSpec(method, path, summary, auth, body_model, answer, status, query))
+    """Declare a REST route: Chalice registration, OpenAPI record and the error-proof wrapper.
+
+    ``also``: the other success statuses the route answers with (``Answered``), same shape.
+    """
+    s.ROUTES.append(
+        s.RouteSpec(method, path, summary, auth, body_model, answer, status, query, also)
+    )
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -142,7 +162,7 @@ def api(
                     _observability().bind(user_id=caller.user_id)
                 if caller is not None and auth != "none":
                     # A valid token of a user that no longer exists is refused (401).
-                    caller = _service().known(caller)
+                    caller = _use("accounts").known(_service(), caller)
                 if auth == "signed_in":
                     caller = require(caller)
                 elif auth == "registered":
@@ -150,6 +170,8 @@ def api(
                 parsed = _parse_body(body_model, raw)
                 q = dict(request.query_params or {}) if request is not None else {}
                 result = fn(Call(caller, parsed, q, _source_ip(request)), **params)
+                if isinstance(result, Answered):
+                    return _json(result.status, result.body)
                 return _json(status, result)
             except Exception as exc:
                 known = to_response(exc)
@@ -265,7 +287,7 @@ def asyncapi() -> dict[str, Any]:
 )
 def auth_guest(call: Call) -> Any:
     """A new anonymous account and its token."""
-    return _service().guest(call.body.name, call.source)
+    return _use("accounts").guest(_service(), call.body.name, call.source)
 
 
 @api(
@@ -278,19 +300,21 @@ def auth_guest(call: Call) -> Any:
 )
 def auth_register(call: Call) -> Any:
     """A new registered account and its token."""
-    return _service().register(call.body.username, call.body.password, call.source)
+    return _use("accounts").register(
+        _service(), call.body.username, call.body.password, call.source
+    )
 
 
 @api("POST", "/auth/login", summary="Sign in", body_model=s.LoginBody, answer=s.AuthAnswer)
 def auth_login(call: Call) -> Any:
     """A token for username and password (a wrong password is 401 whatever its length)."""
-    return _service().login(call.body.username, call.body.password, call.source)
+    return _use("accounts").login(_service(), call.body.username, call.body.password, call.source)
 
 
 @api("GET", "/me", summary="Profile", auth="signed_in", answer=s.MeAnswer)
 def me(call: Call) -> Any:
     """The caller's profile, rating, preferences and invitations."""
-    return _service().me(call.caller)
+    return _use("accounts").me(_service(), call.caller)
 
 
 @api(
@@ -303,7 +327,9 @@ def me(call: Call) -> Any:
 )
 def me_preferences(call: Call) -> Any:
     """Store the continue mode (and apply it in the caller's rooms)."""
-    return _service().set_preferences(call.caller, call.body.continue_mode, call.body.room_id)
+    return _use("accounts").set_preferences(
+        _service(), call.caller, call.body.continue_mode, call.body.room_id
+    )
 
 
 @api(
@@ -316,7 +342,7 @@ def me_preferences(call: Call) -> Any:
 )
 def realtime_ticket(call: Call) -> Any:
     """A single-use, short-lived WebSocket ticket."""
-    return _service().ticket(call.caller)
+    return _use("accounts").ticket(_service(), call.caller)
 
 
 # --- rooms -----------------------------------------------------------------------------------
@@ -325,7 +351,7 @@ def realtime_ticket(call: Call) -> Any:
 @api("GET", "/rooms", summary="Lobby", auth="optional", answer=s.LobbyAnswer, query=("status",))
 def rooms_list(call: Call) -> Any:
     """Rooms by status (default waiting)."""
-    return _service().list_rooms(call.query.get("status"))
+    return _use("lobby").list_rooms(_service(), call.query.get("status"))
 
 
 @api(
@@ -340,13 +366,13 @@ def rooms_list(call: Call) -> Any:
 def rooms_create(call: Call) -> Any:
     """A new room; the creator is host and ready."""
     settings = call.body.settings.changes() if call.body.settings else None
-    return _service().create_room(call.caller, settings)
+    return _use("lobby").create_room(_service(), call.caller, settings)
 
 
 @api("GET", "/rooms/{room_id}", summary="Room view", auth="optional", answer=s.RoomView)
 def room_get(call: Call, room_id: str) -> Any:
     """The room as the caller may see it."""
-    return _service().get_room(room_id, call.caller)
+    return _use("play").get_room(_service(), room_id, call.caller)
 
 
 @api(
@@ -359,7 +385,7 @@ def room_get(call: Call, room_id: str) -> Any:
 def room_history(call: Call, room_id: str) -> Any:
     """Every round of a finished game (format ``liars-lies/hand-history`` v1); during play only
     the latest reveal."""
-    return _service().history(room_id)
+    return _use("records").history(_service(), room_id)
 
 
 @api(
@@ -371,13 +397,13 @@ def room_history(call: Call, room_id: str) -> Any:
 )
 def leaderboard(call: Call) -> Any:
     """The top registered players by rating (at least five rated games)."""
-    return _service().leaderboard(call.query.get("limit"))
+    return _use("records").leaderboard(_service(), call.query.get("limit"))
 
 
 @api("GET", "/users/{username}", summary="Player profile", answer=s.ProfileAnswer)
 def user_profile(call: Call, username: str) -> Any:
     """A registered player's rating, games, wins, best finish and latest rating changes."""
-    return _service().profile(username)
+    return _use("records").profile(_service(), username)
 
 
 @api(
@@ -390,7 +416,7 @@ def user_profile(call: Call, username: str) -> Any:
 )
 def room_settings(call: Call, room_id: str) -> Any:
     """The host edits settings while waiting."""
-    return _service().update_settings(call.caller, room_id, call.body.changes())
+    return _use("lobby").update_settings(_service(), call.caller, room_id, call.body.changes())
 
 
 @api(
@@ -403,13 +429,13 @@ def room_settings(call: Call, room_id: str) -> Any:
 )
 def room_join(call: Call, room_id: str) -> Any:
     """Join, or request to join in approval mode."""
-    return _service().join(call.caller, room_id, call.body.passcode)
+    return _use("lobby").join(_service(), call.caller, room_id, call.body.passcode)
 
 
 @api("POST", "/rooms/{room_id}/leave", summary="Leave a room", auth="signed_in", answer=s.RoomView)
 def room_leave(call: Call, room_id: str) -> Any:
     """Leave a waiting room or withdraw a request."""
-    return _service().leave(call.caller, room_id)
+    return _use("lobby").leave(_service(), call.caller, room_id)
 
 
 @api(
@@ -422,7 +448,7 @@ def room_leave(call: Call, room_id: str) -> Any:
 )
 def room_ready(call: Call, room_id: str) -> Any:
     """A member toggles ready."""
-    return _service().set_ready(call.caller, room_id, call.body.ready)
+    return _use("lobby").set_ready(_service(), call.caller, room_id, call.body.ready)
 
 
 @api(
@@ -434,7 +460,7 @@ def room_ready(call: Call, room_id: str) -> Any:
 )
 def room_approve(call: Call, room_id: str, user_id: str) -> Any:
     """The host seats a requester."""
-    return _service().approve(call.caller, room_id, user_id)
+    return _use("lobby").approve(_service(), call.caller, room_id, user_id)
 
 
 @api(
@@ -446,7 +472,7 @@ def room_approve(call: Call, room_id: str, user_id: str) -> Any:
 )
 def room_deny(call: Call, room_id: str, user_id: str) -> Any:
     """The host denies a requester."""
-    return _service().deny(call.caller, room_id, user_id)
+    return _use("lobby").deny(_service(), call.caller, room_id, user_id)
 
 
 @api(
@@ -459,7 +485,7 @@ def room_deny(call: Call, room_id: str, user_id: str) -> Any:
 )
 def room_invite(call: Call, room_id: str) -> Any:
     """The host invites a registered user by username."""
-    return _service().invite(call.caller, room_id, call.body.username)
+    return _use("invitations").invite(_service(), call.caller, room_id, call.body.username)
 
 
 @api(
@@ -473,7 +499,7 @@ def room_invite(call: Call, room_id: str) -> Any:
 )
 def room_add_bot(call: Call, room_id: str) -> Any:
     """The host adds a bot."""
-    return _service().add_bot(call.caller, room_id, call.body.level)
+    return _use("lobby").add_bot(_service(), call.caller, room_id, call.body.level)
 
 
 @api(
@@ -485,7 +511,7 @@ def room_add_bot(call: Call, room_id: str) -> Any:
 )
 def room_remove_bot(call: Call, room_id: str, player_id: str) -> Any:
     """The host removes a bot."""
-    return _service().remove_bot(call.caller, room_id, player_id)
+    return _use("lobby").remove_bot(_service(), call.caller, room_id, player_id)
 
 
 @api(
@@ -493,7 +519,7 @@ def room_remove_bot(call: Call, room_id: str, player_id: str) -> Any:
 )
 def room_start(call: Call, room_id: str) -> Any:
     """The host starts play."""
-    return _service().start(call.caller, room_id)
+    return _use("lobby").start(_service(), call.caller, room_id)
 
 
 @api(
@@ -507,7 +533,7 @@ def room_start(call: Call, room_id: str) -> Any:
 def room_action(call: Call, room_id: str) -> Any:
     """Bid, Liar!, agree or resign."""
     command = call.body.root.command()
-    answer = _service().act(call.caller, room_id, command)
+    answer = _use("play").act(_service(), call.caller, room_id, command)
     _observability().action_applied(command.TYPE)
     return answer
 
@@ -521,7 +547,7 @@ def room_action(call: Call, room_id: str) -> Any:
 )
 def room_tick(call: Call, room_id: str) -> Any:
     """The server applies every deadline that has passed."""
-    return _service().get_room(room_id, call.caller)
+    return _use("play").get_room(_service(), room_id, call.caller)
 
 
 @api(
@@ -534,7 +560,7 @@ def room_tick(call: Call, room_id: str) -> Any:
 )
 def room_recreate(call: Call, room_id: str) -> Any:
     """A participant opens a new room with the same settings."""
-    return _service().recreate(call.caller, room_id)
+    return _use("lobby").recreate(_service(), call.caller, room_id)
 
 
 @api(
@@ -547,7 +573,7 @@ def room_recreate(call: Call, room_id: str) -> Any:
 )
 def room_chat(call: Call, room_id: str) -> Any:
     """Messages in order."""
-    return _service().chat(room_id, call.query.get("after"))
+    return _use("chat").chat(_service(), room_id, call.query.get("after"))
 
 
 @api(
@@ -561,7 +587,7 @@ def room_chat(call: Call, room_id: str) -> Any:
 )
 def room_chat_post(call: Call, room_id: str) -> Any:
     """A registered user posts a message."""
-    return _service().post_chat(call.caller, room_id, call.body.text)
+    return _use("chat").post_chat(_service(), call.caller, room_id, call.body.text)
 
 
 @api(
@@ -574,7 +600,47 @@ def room_chat_post(call: Call, room_id: str) -> Any:
 )
 def room_elo_preview(call: Call, room_id: str) -> Any:
     """The rating changes a finishing order would produce."""
-    return _service().elo_preview(call.caller, room_id, call.body.order)
+    return _use("play").elo_preview(_service(), call.caller, room_id, call.body.order)
+
+
+# --- quick play ------------------------------------------------------------------------------
+
+
+def _quickplay() -> Any:
+    from chalicelib.service.quickplay import Quickplay
+
+    return Quickplay(_service())
+
+
+@api(
+    "POST",
+    "/quickplay",
+    summary="Play now",
+    auth="signed_in",
+    body_model=s.QuickplayBody,
+    answer=s.QuickplayAnswer,
+    status=202,
+    also=(200, 201),
+)
+def quickplay_enqueue(call: Call) -> Any:
+    """Wait for a table (202; 200: the ticket already held); a guest: a bot table (201)."""
+    status, answer = _quickplay().enqueue(
+        call.caller, call.body.rules, call.body.play_again, call.source
+    )
+    return Answered(status, answer)
+
+
+@api("GET", "/quickplay", summary="Quick-play status", auth="optional", answer=s.QuickplayStatus)
+def quickplay_status(call: Call) -> Any:
+    """The caller's ticket and how many people wait per rule system."""
+    return _quickplay().status(call.caller)
+
+
+@api("DELETE", "/quickplay", summary="Cancel Play now", auth="signed_in", status=204)
+def quickplay_cancel(call: Call) -> Any:
+    """Cancel a waiting ticket (409 already_matched once matched)."""
+    _quickplay().cancel(call.caller, call.source)
+    return None
 
 
 # --- WebSocket handlers (ws_connect, ws_message, ws_disconnect) and the room_timer lambda ------

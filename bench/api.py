@@ -43,7 +43,7 @@ from chalicelib import wiring
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, accounts, lobby, play
 from chalicelib.settings import reset_settings
 
 TABLE = "liars-bench"
@@ -102,15 +102,15 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
     )
     wiring.set_deps(deps)
     service = Service(deps)
-    users = [service.register(f"{label}h{i}", "bench-password")["user"] for i in range(2)]
+    users = [accounts.register(service, f"{label}h{i}", "bench-password")["user"] for i in range(2)]
     callers = [Caller(u["id"], u["name"], False) for u in users]
-    room = service.create_room(callers[0], {"starting_dice": dice})
+    room = lobby.create_room(service, callers[0], {"starting_dice": dice})
     rid = room["id"]
-    service.join(callers[1], rid, None)
-    service.set_ready(callers[1], rid, True)
+    lobby.join(service, callers[1], rid, None)
+    lobby.set_ready(service, callers[1], rid, True)
     for _ in range(bots):
-        service.add_bot(callers[0], rid, "strong")
-    service.start(callers[0], rid)
+        lobby.add_bot(service, callers[0], rid, "strong")
+    lobby.start(service, callers[0], rid)
 
     def room_item() -> dict[str, Any]:
         return client.get_item(
@@ -124,13 +124,13 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
     rng = random.Random(seed)
     by_user = {c.user_id: c for c in callers}
     while True:
-        v = service.get_room(rid, None)
+        v = play.get_room(service, rid, None)
         if v["status"] != "playing":
             break
         game = v["game"]
         if game["phase"] != "bidding":
             clock.advance(3001 if game["phase"] == "final_reveal" else 120_000)
-            service.get_room(rid, None)
+            play.get_room(service, rid, None)
             continue
         seat = next(p for p in v["players"] if p["id"] == game["turn"]["player_id"])
         caller = by_user[seat["user_id"]]
@@ -158,7 +158,7 @@ def run(label: str, bots: int, dice: int, seed: int) -> None:
         consumed.clear()
         store.spent = 0.0
         t0 = time.perf_counter()
-        service.act(caller, rid, action)
+        play.act(service, caller, rid, action)
         elapsed = time.perf_counter() - t0
         cpu.append(elapsed - store.spent)
         per_action.append(Counter(counts))

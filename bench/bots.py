@@ -106,7 +106,7 @@ def play(levels: list[str], settings: Settings, seed: int) -> Room:
 
 def run_row(row: Row) -> tuple[Row, int]:
     """Play the row's games; return how many the subject won."""
-    settings = Settings(**dict(row.settings))
+    settings = Settings.of(**dict(row.settings))
     # the same seeds for every opponent of a configuration, so rows differ only by the opponent
     key = f"{row.system}/{row.players}/{row.settings}/{row.subject}"
     base = row.seed * 1_000_003 + zlib.crc32(key.encode()) % 1_000_000 * 10_007
@@ -125,7 +125,7 @@ def decision_times(system: str, samples: int, seed: int) -> tuple[int, list[int]
     """Nanoseconds per strong decision at the largest table (10 × 10 dice where allowed)."""
     roller = SeededRoller(seed)
     extra = {k: v for k, v in SYSTEMS.get(system, {}).items() if k != "starting_dice"}
-    settings = Settings(**{"wildcard_chance": 10, **extra, "starting_dice": 10})
+    settings = Settings.of(**{"wildcard_chance": 10, **extra, "starting_dice": 10})
     players = 6 if system == "wild-stars" else 10
     rules = rule_system(settings.rules)
     out: list[int] = []

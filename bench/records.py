@@ -42,7 +42,7 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.ports import RatedOutcome, RatingsWrite
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, accounts, lobby, play, records
 
 TABLE = "liars-records-bench"
 
@@ -94,17 +94,19 @@ def rounds_bench(seed: int) -> None:
     )
     wiring.set_deps(deps)
     service = Service(deps)
-    users = [service.register(f"rb{seed}h{i}", "bench-password")["user"] for i in range(2)]
+    users = [
+        accounts.register(service, f"rb{seed}h{i}", "bench-password")["user"] for i in range(2)
+    ]
     callers = [Caller(u["id"], u["name"], False) for u in users]
-    rid = service.create_room(callers[0], {"starting_dice": 5, "turn_seconds": 15})["id"]
-    service.join(callers[1], rid, None)
-    service.set_ready(callers[1], rid, True)
+    rid = lobby.create_room(service, callers[0], {"starting_dice": 5, "turn_seconds": 15})["id"]
+    lobby.join(service, callers[1], rid, None)
+    lobby.set_ready(service, callers[1], rid, True)
     for _ in range(4):
-        service.add_bot(callers[0], rid, "strong")
+        lobby.add_bot(service, callers[0], rid, "strong")
     writes.clear()
-    service.start(callers[0], rid)
+    lobby.start(service, callers[0], rid)
     for _ in range(5000):
-        if service.get_room(rid, None)["status"] == "finished":
+        if play.get_room(service, rid, None)["status"] == "finished":
             break
         clock.advance(16_000)
     rounds = len(store.list_rounds(rid))
@@ -172,7 +174,7 @@ def leaderboard_bench(players: int) -> None:
         clock=FakeClock(),
         roller=SeededRoller(1),
     )
-    board = Service(deps).leaderboard("20")["players"]
+    board = records.leaderboard(Service(deps), "20")["players"]
     rcu = sum(0.5 * max(1, math.ceil(s / 4096)) for s in sizes)
     print(
         f"leaderboard of {players} listed players, top {len(board)}: requests {dict(ops)}, "
@@ -181,7 +183,7 @@ def leaderboard_bench(players: int) -> None:
     )
     ops.clear()
     sizes.clear()
-    Service(deps).profile("player0")
+    records.profile(Service(deps), "player0")
     print(f"profile read: requests {dict(ops)}")
 
 

@@ -36,15 +36,21 @@ def _name(model: type[BaseModel], key: str) -> str:
 
 
 def _asyncapi_schema(node: Any) -> Any:
-    """Pydantic's JSON Schema as an AsyncAPI Schema (whose ``discriminator`` is a name)."""
+    """Pydantic's JSON Schema as a plain JSON Schema that ajv's strict mode takes.
+
+    No ``discriminator`` (OpenAPI's object is not AsyncAPI's string, and strict ajv knows
+    neither: each event's ``type`` is a ``const``, which tells the ``oneOf`` apart) and no
+    ``"default": null`` (optional fields are simply not required).
+    """
     if isinstance(node, list):
         return [_asyncapi_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _asyncapi_schema(value) for key, value in node.items()}
-    if isinstance(out.get("discriminator"), dict):
-        out["discriminator"] = out["discriminator"]["propertyName"]
-    return out
+    return {
+        key: _asyncapi_schema(value)
+        for key, value in node.items()
+        if key != "discriminator" and not (key == "default" and value is None)
+    }
 
 
 def _summary(model: type[BaseModel]) -> str:

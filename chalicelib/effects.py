@@ -137,8 +137,18 @@ class AddInvitation:
     now_ms: int
 
 
+@dataclass(frozen=True)
+class PushToUser:
+    """Push ``message`` to every open connection of a user (their own channel, e.g. a
+    quick-play ``match_found``)."""
+
+    channel: str
+    message: JsonDict
+
+
 Effect = (
-    ReleaseRoom
+    PushToUser
+    | ReleaseRoom
     | RemoveInvitation
     | Refund
     | Observe
@@ -227,6 +237,11 @@ def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
             publish_chat(effect.room_id, effect.message, deps=deps)
         except Exception:
             log.exception("chat push for room %s failed", effect.room_id)
+    elif isinstance(effect, PushToUser):
+        try:
+            push_to_channel(effect.channel, effect.message, deps=deps)
+        except Exception:
+            log.exception("push to %s failed", effect.channel)
 
 
 def _quietly(fn: Callable[..., Any], *args: Any) -> None:
@@ -301,7 +316,7 @@ def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None)
 
 def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int:
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
-    shown = events_for(room, events)
+    shown = events_for(room, events, version)
     now = deps.clock.now_ms()
 
     def build(user_id: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
@@ -326,6 +341,16 @@ def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:
         return payload, encoded[0]
 
     return _fan_out(deps, room_id, build)
+
+
+def push_to_channel(channel: str, message: JsonDict, *, deps: Deps) -> int:
+    """Push one message to every connection subscribed to ``channel``; the number delivered."""
+    encoded = wire.push_text(message)
+
+    def build(_user: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
+        return message, encoded if as_text else None
+
+    return _fan_out(deps, channel, build)
 
 
 # --- wake-ups ------------------------------------------------------------------------------------

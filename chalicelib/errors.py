@@ -42,6 +42,15 @@ from chalicelib.ports import (
     UserExists,
     UsernameTaken,
 )
+from chalicelib.service.errors import (
+    Clash,
+    InvalidInput,
+    NotAllowed,
+    NotSignedIn,
+    ServiceError,
+    TooMany,
+    Unknown,
+)
 from chalicelib.wire import error_body
 
 JsonDict = dict[str, Any]
@@ -127,6 +136,26 @@ DOMAIN_STATUS: dict[type[DomainError], int] = {
 (``WrongPhase(..., code="not_accepted")``); the status follows the kind."""
 
 
+SERVICE_STATUS: dict[type[ServiceError], int] = {
+    InvalidInput: 400,
+    NotSignedIn: 401,
+    NotAllowed: 403,
+    Unknown: 404,
+    Clash: 409,
+    TooMany: 429,
+}
+"""The HTTP status of each kind of use-case error (``chalicelib.service.errors``): the service
+raises kinds and codes, this table alone says what they answer."""
+
+
+def service_status(err: ServiceError) -> int:
+    """The HTTP status of a use case's error: its kind's (or its nearest base's), else 400."""
+    for kind in type(err).__mro__:
+        if kind in SERVICE_STATUS:
+            return SERVICE_STATUS[kind]
+    return 400
+
+
 def domain_status(err: DomainError) -> int:
     """The HTTP status of an engine error: its kind's (or its nearest base's), else 400."""
     for kind in type(err).__mro__:
@@ -168,6 +197,12 @@ def to_response(exc: BaseException) -> tuple[int, JsonDict] | None:
         if exc.room is not None:
             out["room"] = exc.room
         return exc.status, out
+    if isinstance(exc, ServiceError):
+        out = body(exc.code, exc.message, exc.field)
+        room = getattr(exc, "room", None)
+        if room is not None:
+            out["room"] = room
+        return service_status(exc), out
     if isinstance(exc, DomainError):
         return domain_status(exc), body(exc.code, exc.message, exc.field)
     if isinstance(exc, ValidationError):

@@ -488,5 +488,105 @@ class RealtimeStore(Protocol):
         ...
 
 
-class Store(RoomStore, UserStore, ChatStore, RateLimiter, RealtimeStore, Protocol):
+@dataclass(frozen=True)
+class QueueTicket:
+    """A quick-play ticket: a registered user waiting for a table, or seated by a match.
+
+    A user holds at most one (the store keys it by user). ``status`` is ``waiting`` until a
+    match claims it, then ``matched`` with the ``room_id`` of the table.
+    """
+
+    id: str
+    user_id: str
+    name: str
+    rules: str
+    """A rule system's name or ``"any"``."""
+    since_ms: int
+    rating: float
+    expires_at_s: int
+    """When the store may forget the ticket (the DynamoDB TTL attribute)."""
+    status: str = "waiting"
+    room_id: str | None = None
+    group: str | None = None
+    """The play-again group (the finished quick-play room's id), or None."""
+    group_size: int = 0
+
+
+class TicketHeld(StoreError):
+    """The user already holds a waiting ticket (``current``); nothing was written."""
+
+    code = "ticket_held"
+
+    def __init__(self, current: QueueTicket | None) -> None:
+        super().__init__("the user already holds a waiting ticket")
+        self.current = current
+
+
+class MatchLost(StoreError):
+    """A ticket of a claimed match was no longer waiting (matched or cancelled meanwhile);
+    nothing was written, neither the tickets nor the room."""
+
+    code = "match_lost"
+
+
+class QueueStore(Protocol):
+    """Quick play's tickets: at most one per user, claimed by a match exactly once.
+
+    ``now_ms`` (the service's clock) decides what has expired: a ticket past its
+    ``expires_at_s`` is invisible to every read, and a waiting one no longer holds the user.
+    """
+
+    def queue_ticket(self, ticket: QueueTicket, now_ms: int) -> None:
+        """Store a waiting ticket for ``ticket.user_id``, replacing a matched or expired one.
+
+        Raises TicketHeld (with the ticket held) when the user holds a waiting ticket.
+        """
+        ...
+
+    def user_ticket(self, user_id: str, now_ms: int) -> QueueTicket | None:
+        """The user's ticket (strongly consistent), or None (none, or expired)."""
+        ...
+
+    def waiting_tickets(self, rules: str, now_ms: int, limit: int = 200) -> list[QueueTicket]:
+        """Waiting tickets for ``rules`` (a system or ``"any"``), oldest first, unexpired.
+
+        A strongly consistent read, but only a snapshot: a claim checks every ticket again.
+        """
+        ...
+
+    def waiting_counts(self, rules: list[str], now_ms: int) -> dict[str, int]:
+        """How many unexpired tickets wait for each of ``rules``."""
+        ...
+
+    def cancel_ticket(self, user_id: str, now_ms: int) -> QueueTicket | None:
+        """Delete the user's ticket if it is waiting; return the ticket as it was.
+
+        A matched ticket is left as it is and returned (the caller sees ``matched``); None
+        when the user holds no ticket.
+        """
+        ...
+
+    def claim_match(
+        self,
+        tickets: list[QueueTicket],
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        matched_expires_at_s: int,
+        *,
+        new: QueueTicket | None = None,
+        now_ms: int = 0,
+    ) -> None:
+        """In ONE atomic write: mark each ticket matched to ``room_id`` (only if it is still
+        waiting with its id) and create the room at version 1.
+
+        ``new`` is a ticket that never waited (its user's request completed the table): it is
+        stored matched in the same write, unless its user holds a live waiting ticket
+        (TicketHeld, as ``queue_ticket``). Raises MatchLost when any ticket is no longer
+        waiting, RoomExists for a taken id; whatever is raised, nothing is written.
+        """
+        ...
+
+
+class Store(RoomStore, UserStore, ChatStore, RateLimiter, RealtimeStore, QueueStore, Protocol):
     """Everything the service layer stores; one DynamoDB table in AWS."""

@@ -27,7 +27,8 @@ from pydantic import ValidationError
 from chalicelib import effects, jsonbody, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
-from chalicelib.service import Deps, Service, source_key
+from chalicelib.service import Deps, Service, limits, source_key
+from chalicelib.service.errors import Unknown
 from chalicelib.settings import get_settings
 from chalicelib.wire import (
     CLIENT_ACTIONS,
@@ -47,6 +48,8 @@ MAX_CLIENT_MESSAGE_CHARS = 4096
 MAX_SUBSCRIPTIONS = 20
 """Rooms one connection may watch at once (a screen shows one; a few spare for tabs)."""
 MAX_TICKET_CHARS = 256
+QUICKPLAY_TIMER = "qp"
+"""The wake-up id of the quick-play matcher (``chalicelib.quickplay.TIMER_ID``)."""
 
 REFUSED = {"statusCode": 401}
 TOO_MANY = {"statusCode": 429}
@@ -77,12 +80,8 @@ def connect(
     d = deps or current_deps()
     now = d.clock.now_ms()
     cfg = get_settings()
-    if not d.store.hit(
-        f"connect-src:{source_key(source)}",
-        cfg.connects_per_source,
-        cfg.connect_window_seconds,
-        now,
-    ):
+    limit = limits.CONNECT
+    if not d.store.hit(limit.key(source_key(source)), limit.allowed(cfg), limit.seconds(cfg), now):
         return dict(TOO_MANY)
     user_id: str | None = None
     if query and "ticket" in query:
@@ -93,6 +92,9 @@ def connect(
         if user_id is None:
             return dict(REFUSED)
     d.store.put_connection(connection_id, user_id, now)
+    if user_id is not None:
+        # The user's own channel: pushes to the user wherever they look (match_found).
+        d.store.subscribe(connection_id, f"user:{user_id}")
     return dict(ACCEPTED)
 
 
@@ -230,6 +232,11 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         log.error("timer event without a room id: %r", room_id)
         return {"room_id": room_id, "error": "invalid_event"}
     d = deps or current_deps()
+    if room_id == QUICKPLAY_TIMER:
+        # The quick-play matcher's wake-up (a lone ticket's wait is over).
+        from chalicelib.service.quickplay import Quickplay
+
+        return with_backoff(lambda: Quickplay(Service(d)).on_timer(), what="quick-play timer")
     try:
         # Nobody waits on a wake-up: an infrastructure fault is retried here, and one that
         # persists fails the invocation, so Lambda's asynchronous retries (then the timer's
@@ -237,11 +244,9 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         done = with_backoff(
             lambda: Service(d).change_room(room_id), what=f"timer of room {room_id}"
         )
-    except ApiError as err:
-        if err.status == 404:
-            log.info("timer for room %s v%s: the room is gone", room_id, version)
-            return {"room_id": room_id, "scheduled_version": version, "gone": True}
-        raise
+    except Unknown:
+        log.info("timer for room %s v%s: the room is gone", room_id, version)
+        return {"room_id": room_id, "scheduled_version": version, "gone": True}
     if done.version == version:
         # Nothing was due yet (an early delivery): arm the wake-up again so the room never
         # waits for a client to tick.

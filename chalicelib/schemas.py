@@ -5,18 +5,37 @@ to state it does not own (no mass assignment of host, dice, version or rating). 
 models describe what the routes return (the room view is built by ``engine.views``; the
 models document it and allow fields to be added). ``ROUTES`` is filled by ``app.py``'s route
 decorator; ``openapi_document()`` turns it into the published document.
+
+What a rule system adds (its settings, the extras of its table, reveal and bids, its events)
+is declared in its package (``engine.systems.<name>.wire``, ``…events``) and composed here
+from the registry (``_composed``): this module names no rule system.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
 from pydantic.json_schema import models_json_schema
 
+from chalicelib.engine import events as engine_events
 from chalicelib.engine.actions import SHARED_FLOW_BODIES, WholeNumber
-from chalicelib.engine.systems import ACTION_BODIES
+from chalicelib.engine.systems import ACTION_BODIES, SYSTEMS
+from chalicelib.engine.wire_models import (
+    Answer,
+    By,
+    DieOut,
+    EventOut,
+    FaceOut,
+    FieldSpec,
+    Stamp,
+    SystemWire,
+    event_model,
+)
+
+__all__ = ["Answer", "By", "DieOut", "FaceOut", "Stamp"]
 
 MAX_BODY_BYTES = 16 * 1024
 """Bodies above this size are refused with 413 before parsing."""
@@ -28,10 +47,17 @@ class Request(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class Answer(BaseModel):
-    """Base of response bodies: fields may be added (API.md)."""
-
-    model_config = ConfigDict(extra="allow")
+def _composed(
+    base: type[BaseModel], part: Callable[[SystemWire], Mapping[str, FieldSpec]]
+) -> type[BaseModel]:
+    """``base`` with every registered system's fields of ``part`` (registry order, each once)."""
+    extras: dict[str, FieldSpec] = {}
+    for system in SYSTEMS.values():
+        for name, spec in part(system.wire).items():
+            if extras.setdefault(name, spec) != spec:
+                raise ValueError(f"{system.name} declares {name!r} unlike another system")
+    model: type[BaseModel] = create_model(base.__name__, __base__=base, **extras)  # type: ignore[call-overload]
+    return model
 
 
 Username = Annotated[str, Field(min_length=3, max_length=24, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -40,22 +66,19 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
+IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+"""A time on the wire: ISO 8601 UTC with milliseconds and ``Z``."""
+Penalty = Literal["discard", "give"]
+Joining = Literal["open", "approval", "passcode"]
+RoomStatus = Literal["waiting", "playing", "finished", "closed"]
+BotLevel = Literal["easy", "medium", "strong"]
 
 
-FaceOut = int | Literal["*"]
-Rules = Literal["classic", "wild-stars", "poker", "perudo"]
-"""The rule systems: the registry's names (``engine.systems.SYSTEMS``; a test keeps them equal)."""
-PokerFace = Literal["9", "T", "J", "Q", "K", "A"]
-"""A poker die's face, low to high, as views show it (the action bodies declare their own)."""
-PokerCategory = Literal[
-    "high_card",
-    "pair",
-    "two_pairs",
-    "three_of_a_kind",
-    "full_house",
-    "four_of_a_kind",
-    "five_of_a_kind",
-]
+if TYPE_CHECKING:
+    Rules = str
+else:
+    Rules = Literal[tuple(SYSTEMS)]
+    """The rule systems: the registry's names (``engine.systems.SYSTEMS``)."""
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -88,9 +111,7 @@ class PreferencesBody(Request):
     room_id: Id | None = None
 
 
-class SettingsBody(Request):
-    """Room settings (docs/API.md, "Settings"); every field optional (partial edits)."""
-
+class _SharedSettingsBody(Request):
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
@@ -99,12 +120,14 @@ class SettingsBody(Request):
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
-    lives: Annotated[Literal[1, 2, 3, 4, 5], WholeNumber] | None = None
-    dogs_life: bool | None = None
+
+
+class SettingsBody(_composed(_SharedSettingsBody, lambda w: w.settings_body)):  # type: ignore[misc]
+    """Room settings (docs/API.md, "Settings"); every field optional (partial edits)."""
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent."""
-        return self.model_dump(exclude_unset=True)
+        return cast(dict[str, Any], self.model_dump(exclude_unset=True))
 
 
 class CreateRoomBody(Request):
@@ -152,7 +175,15 @@ class ActionBody(RootModel[_ActionUnion]):
 class ChatBody(Request):
     """POST /rooms/{room_id}/chat (the operator's length cap applies too)."""
 
-    text: Annotated[str, Field(min_length=1, max_length=2000)]
+    text: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            # published: the default operator cap (CHAT_MAX_LENGTH), which the server applies
+            json_schema_extra={"maxLength": 500},
+        ),
+    ]
 
 
 class EloPreviewBody(Request):
@@ -176,7 +207,7 @@ class ErrorBody(Answer):
     """Every 4xx answer; 409 on a room also carries ``room`` (the caller's view now)."""
 
     error: ErrorDetail
-    room: dict[str, Any] | None = None
+    room: RoomView | None = None
 
 
 class UserOut(Answer):
@@ -222,35 +253,71 @@ class PreferencesAnswer(Answer):
     preferences: Preferences
 
 
+class QuickplayBody(Request):
+    """POST /quickplay: a table of this rule system (or any), now."""
+
+    rules: Rules | Literal["any"]
+    play_again: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The id of a finished quick-play room the caller played in: wait for "
+        "the same people (all who press Play again) and sit down with them.",
+    )
+
+
+class QueueTicketOut(Answer):
+    """A quick-play ticket."""
+
+    id: str
+    rules: str = Field(description="A rule system, or any.")
+    status: Literal["waiting", "matched"]
+    since: str = Field(description="When the caller asked (ISO 8601 UTC).")
+    room_id: str | None = Field(description="The table, once matched.")
+    play_again: str | None = None
+
+
+class QuickplayAnswer(Answer):
+    """POST /quickplay: the caller's ticket (a guest's is matched at once, to a bot table)."""
+
+    ticket: QueueTicketOut
+
+
+class QuickplayStatus(Answer):
+    """GET /quickplay: the caller's ticket (signed-out callers: none) and who waits."""
+
+    ticket: QueueTicketOut | None
+    waiting: dict[str, int] = Field(
+        description="How many people wait for each rule system (and for any)."
+    )
+
+
 class TicketAnswer(Answer):
     """POST /realtime/tickets."""
 
     ticket: str
-    expires_at: str
+    expires_at: IsoTime
 
 
-class PublicSettings(Answer):
-    """Room settings; ``passcode`` only in the host's view."""
-
+class _SharedSettings(Answer):
     starting_dice: int
     wildcard_chance: int
-    penalty: str
+    penalty: Penalty
     turn_seconds: int
     break_seconds: int
-    joining: str
-    rules: str
-    lives: int | None = Field(default=None, description="Poker Liar Dice: lives per player.")
-    dogs_life: bool | None = Field(
-        default=None, description="Poker Liar Dice: the first player out gets one extra life."
-    )
+    joining: Joining
+    rules: Rules
     passcode: str | None = None
+
+
+class PublicSettings(_composed(_SharedSettings, lambda w: w.settings)):  # type: ignore[misc]
+    """Room settings; ``passcode`` only in the host's view."""
 
 
 class LobbyRoom(Answer):
     """One room in the lobby list."""
 
     id: str
-    status: str
+    status: RoomStatus
     host_name: str
     players: int
     humans: int
@@ -272,7 +339,7 @@ class PlayerOut(Answer):
     user_id: str | None
     name: str
     kind: Literal["human", "bot"]
-    level: str | None = None
+    level: BotLevel | None = Field(default=None, description="Bots only: the bot's level.")
     seat: int
     ready: bool
     dice_count: int
@@ -288,18 +355,18 @@ class MeOut(Answer):
     is_host: bool
     dice: list[int | str] | None
     request: Literal["pending", "denied"] | None
-
-
-class BidOut(Answer):
-    """A bid (``face`` is ``"*"`` for a star bid), or a poker claim (``hand``, ``category``)."""
-
-    player_id: str
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: list[PokerFace] | None = Field(
-        default=None, description="Poker Liar Dice: the full hand the claim stands for."
+    continue_mode: ContinueMode | None = Field(
+        description="The viewer's Auto/Manual choice in this room (null without a seat)."
     )
-    category: PokerCategory | None = None
+    invited: bool = Field(description="The host invited the viewer (joins without approval).")
+
+
+class _BidBase(Answer):
+    player_id: str
+
+
+class BidOut(_composed(_BidBase, lambda w: w.bid)):  # type: ignore[misc]
+    """A bid (``face`` is ``"*"`` for a star bid), or a poker claim (``hand``, ``category``)."""
 
 
 class TurnOut(Answer):
@@ -307,23 +374,19 @@ class TurnOut(Answer):
 
     number: int
     player_id: str
-    deadline: str | None
+    deadline: IsoTime | None
 
 
 class BreakOut(Answer):
     """The break between rounds."""
 
-    deadline: str | None
+    deadline: IsoTime | None
     agreed: list[str]
+    opener_id: str | None = Field(description="Who opens the next round.")
 
 
-class RevealBidOut(Answer):
+class RevealBidOut(_composed(Answer, lambda w: {k: (t, None) for k, (t, _) in w.bid.items()})):  # type: ignore[misc]
     """One of a player's bids (or poker claims) of the revealed round."""
-
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: list[PokerFace] | None = None
-    category: PokerCategory | None = None
 
 
 class RevealRowOut(Answer):
@@ -336,9 +399,7 @@ class RevealRowOut(Answer):
     bids: list[RevealBidOut]
 
 
-class RevealOut(Answer):
-    """A completed round's reveal."""
-
+class _RevealBase(Answer):
     round: int
     bid: BidOut
     challenger_id: str
@@ -352,88 +413,16 @@ class RevealOut(Answer):
         'the game; give: it goes to the winner), or "life" in Poker Liar Dice (a life lost).'
     )
     eliminated: list[str]
+    final: bool = Field(description="The deciding reveal of the game (the last round).")
     rows: list[RevealRowOut]
-    lost: dict[str, int] | None = Field(
-        default=None, description="Wild Stars: dice each player lost in this challenge."
-    )
-    perfect: bool | None = Field(
-        default=None, description="Wild Stars: the count equalled the bid (a perfect bid)."
-    )
-    die_hard: list[str] | None = Field(
-        default=None, description="Wild Stars: players who kept their last die (Die Hard)."
-    )
-    shown: dict[str, list[bool]] | None = Field(
-        default=None,
-        description="Wild Stars: per player, which of ``rows[].dice`` were shown (set out).",
-    )
-    cup: list[PokerFace] | None = Field(default=None, description="Poker: the lifted cup.")
-    exposed: list[int] | None = Field(
-        default=None, description="Poker: cup positions that were exposed."
-    )
-    hand: PokerHandOut | None = Field(default=None, description="Poker: what the cup holds.")
-    rerolls: list[RerollOut] | None = Field(
-        default=None, description="Poker: the hand's announced rerolls, in order."
-    )
-    five_aces: bool | None = Field(
-        default=None, description="Poker: decided by the five-aces rolls, not a challenge."
-    )
-    dogs_life: str | None = Field(
-        default=None, description="Poker: the player who took the dog's life here."
-    )
-    next_id: str | None = Field(default=None, description="Poker: who starts the next hand.")
-    kind: Literal["dudo", "calza"] | None = Field(
-        default=None,
-        description="Perudo: the challenge was Dudo (Liar!) or a calza (the bid claimed exact; "
-        "``challenger_id`` is the caller, ``loser_id`` null when it was exact).",
-    )
-    palifico: bool | None = Field(
-        default=None, description="Perudo: the round was a palifico round (aces not wild)."
-    )
-    gained_id: str | None = Field(
-        default=None,
-        description="Perudo: the calza caller who won a die back (null otherwise, also when "
-        "an exact calza found the caller at the starting dice).",
-    )
 
 
-class PokerHandOut(Answer):
-    """A poker hand and its category."""
-
-    hand: list[PokerFace]
-    category: PokerCategory
+class RevealOut(_composed(_RevealBase, lambda w: w.reveal)):  # type: ignore[misc]
+    """A completed round's reveal."""
 
 
-class RerollOut(Answer):
-    """How many dice a player rerolled (announced truthfully by the server)."""
-
-    player_id: str
-    count: int
-
-
-class TableOut(Answer):
+class TableOut(_composed(Answer, lambda w: w.table)):  # type: ignore[misc]
     """Public round information beyond the current bid (Wild Stars, Poker, Perudo; null in classic)."""
-
-    shown: dict[str, list[int | str]] | None = Field(
-        default=None, description="Wild Stars: dice each player has set out in the open."
-    )
-    stage: Literal["claim", "respond", "reroll", "aces"] | None = Field(
-        default=None, description="Poker Liar Dice: what the player to act does now."
-    )
-    holder_id: str | None = Field(default=None, description="Poker: who holds the cup.")
-    exposed: list[PokerFace | None] | None = Field(
-        default=None, description="Poker: the cup by position, exposed faces or null (hidden)."
-    )
-    rerolls: list[RerollOut] | None = Field(
-        default=None, description="Poker: every announced reroll of this hand, in order."
-    )
-    lives: int | None = Field(default=None, description="Poker: lives each player started with.")
-    aces_rolls_left: int | None = Field(
-        default=None, description="Poker: rolls left after accepting five aces."
-    )
-    palifico: bool | None = Field(
-        default=None,
-        description="Perudo: this is a palifico round (aces not wild, the face fixed).",
-    )
 
 
 class GameOut(Answer):
@@ -443,11 +432,21 @@ class GameOut(Answer):
     phase: Literal["bidding", "break", "final_reveal", "finished"]
     turn: TurnOut | None
     current_bid: BidOut | None
-    table: TableOut | None = None
+    table: TableOut | None
     total_dice: int
     # "break" is a Python keyword: the wire name is kept through the alias.
     break_: BreakOut | None = Field(alias="break")
+    deadline: IsoTime | None = Field(
+        description="The phase's deadline while the game is playing (the turn's, the break's "
+        "or the final reveal's); null once finished."
+    )
+    opener_id: str | None = Field(description="Who opened (or opens next) the round.")
     last_reveal: RevealOut | None
+    starts_at: IsoTime | None = Field(
+        default=None,
+        description="Quick play: when the first round begins (the end of the countdown; "
+        "ISO 8601 UTC). Compare with server_time to show the countdown.",
+    )
 
 
 class RankingRow(Answer):
@@ -464,6 +463,7 @@ class ProgressRow(Answer):
 
     round: int
     counts: dict[str, int]
+    final: bool | None = Field(default=None, description="Only on the last row: final counts.")
 
 
 class ResultsOut(Answer):
@@ -471,13 +471,30 @@ class ResultsOut(Answer):
 
     ranking: list[RankingRow]
     dice_progress: list[ProgressRow]
+    elo: EloRecord | None = Field(
+        default=None, description="Rated games only: how the ratings were computed."
+    )
+
+
+class EloRecord(Answer):
+    """How a rated game's ratings were computed."""
+
+    k: float = Field(description="The Elo K factor of the game.")
+    applied: bool = Field(description="The ratings were applied to the players' accounts.")
+
+
+class PendingRequest(Answer):
+    """A join request awaiting the host (approval rooms)."""
+
+    user_id: str
+    name: str
 
 
 class RoomView(Answer):
     """A room as one viewer sees it (built by ``engine.views.room_view``)."""
 
     id: str
-    status: Literal["waiting", "playing", "finished", "closed"]
+    status: RoomStatus
     version: int = Field(
         description="The room's stored version: one more with every change, and every change"
         " is pushed, so a push more than one ahead of the view you hold means one is still on"
@@ -486,14 +503,21 @@ class RoomView(Answer):
     host_id: str
     created_by_guest: bool
     recreated_as: str | None
+    recreated_from: str | None = Field(description="The finished room this one was opened from.")
+    rated: bool = Field(description="Ratings apply (registered humans only, no guests).")
     settings: PublicSettings
     players: list[PlayerOut]
     me: MeOut
-    pending_requests: list[dict[str, str]] | None = None
+    pending_requests: list[PendingRequest] | None = Field(
+        default=None, description="The host's view only: join requests awaiting an answer."
+    )
     game: GameOut | None
     results: ResultsOut | None
-    server_time: int | None = Field(
-        default=None,
+    quickplay: bool = Field(
+        description="A quick-play table (made by Play now): closed to joins, rated with two "
+        "or more humans; a seat left during the countdown goes to a bot.",
+    )
+    server_time: int = Field(
         description="The server's clock when this view was made (epoch ms): count deadlines "
         "down against it, not against the device's clock.",
     )
@@ -507,7 +531,7 @@ class HistoryPlayer(Answer):
     kind: Literal["human", "bot"]
     user_id: str | None
     seat: int
-    level: str | None = None
+    level: BotLevel | None = Field(default=None, description="Bots only: the bot's level.")
     rank: int | None = Field(description="Final rank; null until the game has finished.")
 
 
@@ -515,7 +539,7 @@ class RoundRecord(Answer):
     """One completed round, written once when the round ended."""
 
     round: int
-    at: str = Field(description="When the round was decided (ISO 8601 UTC).")
+    at: IsoTime = Field(description="When the round was decided (ISO 8601 UTC).")
     dice_counts: dict[str, int] = Field(
         description="Dice (Poker: lives) of each seat, by player id, when the round began."
     )
@@ -540,13 +564,13 @@ class HandHistory(Answer):
     format: Literal["liars-lies/hand-history"]
     version: Literal[1]
     room_id: str
-    status: Literal["waiting", "playing", "finished", "closed"]
+    status: RoomStatus
     complete: bool
     rules: Rules
     settings: PublicSettings
     rated: bool
     players: list[HistoryPlayer]
-    finished_at: str | None
+    finished_at: IsoTime | None
     rounds: list[RoundRecord]
     last_reveal: RevealOut | None
     results: ResultsOut | None
@@ -572,8 +596,8 @@ class ProfileGame(Answer):
     """One of the player's own rated games (newest first)."""
 
     room_id: str
-    finished_at: str | None
-    rules: str
+    finished_at: IsoTime | None
+    rules: Rules
     players: int = Field(description="Seats in the game, bots included.")
     rank: int
     rating_before: float
@@ -607,7 +631,7 @@ class ChatMessage(Answer):
     id: str
     user: ChatUser
     text: str
-    at: str
+    at: IsoTime
 
 
 class ChatAnswer(Answer):
@@ -634,7 +658,7 @@ class EloAnswer(Answer):
 class Health(Answer):
     """GET /health."""
 
-    status: str
+    status: Literal["ok"]
 
 
 # --- routes and the OpenAPI document ---------------------------------------------------------
@@ -654,26 +678,110 @@ class RouteSpec:
     answer: type[BaseModel] | None
     status: int = 200
     query: tuple[str, ...] = ()
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same shape."""
 
 
 ROUTES: list[RouteSpec] = []
 """Filled by ``app.py`` as it declares routes."""
 
 _ERROR_STATUSES = {
-    400: "invalid input",
-    401: "not signed in or bad token",
-    403: "not allowed",
-    404: "unknown room or user",
-    409: "conflict (the body carries the current room view)",
-    413: "body too large",
-    429: "rate limited",
-    503: "briefly unavailable (throttled or failing); nothing changed, retry after Retry-After",
+    400: "invalid input: `invalid_json`, `invalid_input`, `unknown_field`, or the route's own "
+    'codes (docs/API.md, "Error codes")',
+    401: "not signed in, or a bad or stale token: `not_signed_in`, `invalid_token`, "
+    "`unknown_user`, `bad_credentials`",
+    403: "not allowed (the code says why: `not_host`, `guest_not_allowed`, `wrong_passcode`, …)",
+    404: "no such room, user or resource: `not_found`, `unknown_room`, `unknown_user`, …",
+    405: "the path has no route for this method: `method_not_allowed` (with an `Allow` header)",
+    409: "conflict with the room's state (`not_waiting`, `stale_turn`, …); a room's 409 carries "
+    "`room`, the caller's view now",
+    413: "body over 16 KB: `body_too_large`",
+    415: "a body that is not JSON: `unsupported_media_type`",
+    429: "rate limited (`rate_limited`, `room_limit_reached`, `too_many_invitations`): retry "
+    "after `Retry-After` seconds",
+    503: "briefly unavailable (throttled or failing): `unavailable`; nothing changed, retry after "
+    "`Retry-After` seconds",
 }
+
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+
+QUERY_SCHEMAS: dict[str, dict[str, Any]] = {
+    "status": {"type": "string", "enum": ["waiting", "playing", "finished", "closed"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "after": {"type": "string", "minLength": 1, "maxLength": 64},
+}
+"""The published schema of each query parameter by name (any other: a string)."""
+
+SERVERS: list[dict[str, Any]] = [
+    {
+        "url": "https://{apiId}.execute-api.{region}.amazonaws.com/api",
+        "description": "The deployed API Gateway REST stage.",
+        "variables": {"apiId": {"default": "example"}, "region": {"default": "us-east-1"}},
+    },
+    {"url": "http://localhost:8000", "description": "`liars-dice serve`: the local server."},
+]
+
+
+def _statuses(r: RouteSpec) -> list[int]:
+    """The error statuses a route can answer with.
+
+    Every route: 400 (a body or query it refuses), 401 (a bad or stale token is refused even on
+    public routes), 404, 405, 413, 415, 429 and 503; 403 where a caller or a room's rules can
+    refuse (signed-in routes and routes of one resource); 409 where the state can (every route
+    that changes something, and the reads of one resource).
+    """
+    out = [400, 401, 404, 405, 413, 415, 429, 503]
+    if r.auth in ("signed_in", "registered") or _path_params(r.path):
+        out.append(403)
+    if r.method != "GET" or _path_params(r.path):
+        out.append(409)
+    return sorted(out)
+
+
+def without_null_defaults(node: Any) -> Any:
+    """A JSON Schema without ``"default": null`` (it would make generated types require the
+    field; an optional field is simply not in ``required``) and without ``discriminator``: each
+    branch's ``type`` is a ``const`` that tells a ``oneOf`` apart, and strict validators (ajv)
+    refuse OpenAPI's discriminator ``mapping``."""
+    if isinstance(node, list):
+        return [without_null_defaults(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: without_null_defaults(value)
+        for key, value in node.items()
+        if not (key == "default" and value is None) and key != "discriminator"
+    }
+
+
+def _docs_routes() -> list[RouteSpec]:
+    """The routes ``app.py`` declares without the ``api`` decorator: health and the documents."""
+    return [
+        RouteSpec("GET", "/health", "Liveness probe", "none", None, Health),
+        RouteSpec("GET", "/openapi.json", "This OpenAPI document", "none", None, None),
+        RouteSpec(
+            "GET", "/asyncapi.json", "The AsyncAPI document of the WebSocket", "none", None, None
+        ),
+    ]
 
 
 def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
     """The OpenAPI 3.1 description of ``routes`` (default: every declared route)."""
     routes = ROUTES if routes is None else routes
+    routes = [
+        *routes,
+        *(
+            d
+            for d in _docs_routes()
+            if (d.method, d.path) not in {(r.method, r.path) for r in routes}
+        ),
+    ]
     models: list[type[BaseModel]] = [ErrorBody]
     for r in routes:
         for m in (r.body, r.answer):
@@ -687,6 +795,7 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
     refs, defs = models_json_schema(
         keyed, by_alias=True, ref_template="#/components/schemas/{model}"
     )
+    error = {"application/json": {"schema": refs[(ErrorBody, "serialization")]}}
     paths: dict[str, dict[str, Any]] = {}
     for r in sorted(routes, key=lambda r: (r.path, r.method)):
         op: dict[str, Any] = {"summary": r.summary, "operationId": _op_id(r)}
@@ -695,7 +804,12 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             for name in _path_params(r.path)
         ]
         params += [
-            {"name": q, "in": "query", "required": False, "schema": {"type": "string"}}
+            {
+                "name": q,
+                "in": "query",
+                "required": False,
+                "schema": QUERY_SCHEMAS.get(q, {"type": "string"}),
+            }
             for q in r.query
         ]
         if params:
@@ -705,19 +819,36 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
         elif r.auth == "optional":
             op["security"] = [{}, {"bearer": []}]
         if r.body is not None:
+            needed = r.body is ActionBody or any(
+                f.is_required() for f in r.body.model_fields.values()
+            )
             op["requestBody"] = {
-                "required": True,
+                # an empty body stands for {} (every field of an optional body is optional)
+                "required": needed,
                 "content": {"application/json": {"schema": refs[(r.body, "validation")]}},
             }
         answer: dict[str, Any] = {"description": "OK"}
         if r.answer is not None:
             answer["content"] = {"application/json": {"schema": refs[(r.answer, "serialization")]}}
-        responses: dict[str, Any] = {str(r.status): answer}
-        for status, text in _ERROR_STATUSES.items():
-            responses[str(status)] = {
-                "description": text,
-                "content": {"application/json": {"schema": refs[(ErrorBody, "serialization")]}},
-            }
+        elif r.path.endswith(".json"):
+            answer["content"] = {"application/json": {"schema": {"type": "object"}}}
+        responses: dict[str, Any] = {str(status): answer for status in (r.status, *r.also)}
+        for status in _statuses(r):
+            responses[str(status)] = {"description": _ERROR_STATUSES[status], "content": error}
+            if status == 503:
+                responses[str(status)]["headers"] = _RETRY_AFTER
+            if status == 429:
+                # a limit on counts (room_limit_reached, too_many_invitations) sends none
+                responses[str(status)]["headers"] = {
+                    "Retry-After": {**_RETRY_AFTER["Retry-After"], "required": False}
+                }
+            if status == 405:
+                responses[str(status)]["headers"] = {
+                    "Allow": {
+                        "description": "The methods the path has.",
+                        "schema": {"type": "string"},
+                    }
+                }
         op["responses"] = responses
         paths.setdefault(r.path, {})[r.method.lower()] = op
     return {
@@ -726,11 +857,14 @@ def openapi_document(routes: list[RouteSpec] | None = None) -> dict[str, Any]:
             "title": "Liar's Lies API",
             "version": "1.0.0",
             "description": "The REST contract of Liar's Lies (docs/API.md in the repository). "
-            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json).",
+            "The WebSocket is described by the AsyncAPI document (GET /asyncapi.json). Answers "
+            "are closed: every field the server sends is here, and an optional field is one "
+            "the server may leave out.",
         },
+        "servers": SERVERS,
         "paths": paths,
         "components": {
-            "schemas": defs.get("$defs", {}),
+            "schemas": without_null_defaults(defs.get("$defs", {})),
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
             },
@@ -749,199 +883,61 @@ def _op_id(r: RouteSpec) -> str:
 
 # --- WebSocket pushes and their events (the AsyncAPI document, chalicelib/asyncapi.py) --------
 
-Stamp = Annotated[
-    str,
-    Field(
-        description="ISO 8601 UTC with milliseconds: when it happens at the table. A bot's move "
-        "may be stamped after the push is sent (its think time); play events at their stamps.",
-        examples=["2026-01-01T12:00:01.250Z"],
-    ),
-]
-By = Literal["player", "bot", "timeout"]
-DieOut = int | Literal["*"]
+Event = EventOut
+"""What every event carries (``type`` and ``at``): the base of the lobby's events below."""
 
 
-class Event(Answer):
-    """What every event carries: its ``type`` and ``at``."""
-
-    at: Stamp
-
-
-class SeatEvent(Event):
-    """An event a seat caused, with who acted: the player, a bot, or the server on a timeout."""
-
-    player_id: str
-    by: By
+class _TimeoutActionBase(Answer):
+    type: Literal[  # type: ignore[valid-type]
+        tuple(dict.fromkeys(t for s in SYSTEMS.values() for t in s.wire.timeout_actions))
+    ]
 
 
-class MoveEvent(SeatEvent):
-    """A turn move of the running round (``round`` is the round it belongs to)."""
-
-    round: int
-
-
-class BidPlaced(MoveEvent):
-    """A bid or claim, with what it said (announced once, in the push of the change that made it).
-
-    Classic and Wild Stars: ``quantity`` and ``face`` (``"*"`` for a bid on stars). Wild Stars
-    adds ``show`` (the dice set out in the open with this bid, now public) and ``reroll``
-    (whether the rest of the cup was rerolled). Poker Liar Dice: ``hand`` (the five faces the
-    claim stands for) and ``category``; ``exposed`` / ``unexposed`` when the claim set cup
-    positions out in the open or took them back (as ``dice_rerolled`` announces a reroll's).
-    """
-
-    type: Literal["bid_placed"]
-    quantity: int | None = None
-    face: FaceOut | None = None
-    show: list[DieOut] | None = None
-    reroll: bool | None = None
-    hand: list[PokerFace] | None = None
-    category: PokerCategory | None = None
-    exposed: list[int] | None = None
-    unexposed: list[int] | None = None
-
-
-class LiarCalled(MoveEvent):
-    """Liar! on the current bid or claim; the reveal follows (``challenge_resolved``)."""
-
-    type: Literal["liar_called"]
-
-
-class CalzaCalled(MoveEvent):
-    """Perudo: a calza (the current bid claimed exactly right); the reveal follows."""
-
-    type: Literal["calza_called"]
-
-
-class ClaimAccepted(MoveEvent):
-    """Poker Liar Dice: the receiver accepted the claim passed to them."""
-
-    type: Literal["claim_accepted"]
-
-
-class DiceRerolled(MoveEvent):
-    """Poker Liar Dice: how many dice the cup's holder rerolled (announced; faces stay hidden).
-
-    ``exposed`` / ``unexposed``: cup positions set out in the open or taken back.
-    """
-
-    type: Literal["dice_rerolled"]
-    count: int = Field(ge=0, le=5)
-    exposed: list[int] | None = None
-    unexposed: list[int] | None = None
-
-
-class RollsStopped(MoveEvent):
-    """Poker Liar Dice: the holder stopped the five-aces rolls."""
-
-    type: Literal["rolls_stopped"]
-
-
-class TimeoutAction(Answer):
+class TimeoutAction(_composed(_TimeoutActionBase, lambda w: w.timeout_action)):  # type: ignore[misc]
     """The move the server played for a seat whose time ran out (a turn action)."""
 
-    type: Literal["bid", "liar", "claim", "accept", "reroll", "stop"]
-    quantity: int | None = None
-    face: FaceOut | None = None
-    hand: str | None = Field(default=None, description='Poker: always "better".')
-    dice: list[int] | None = Field(
-        default=None,
-        description="Never sent: which cup positions were rerolled stays hidden (see count).",
-    )
-    count: int | None = Field(
-        default=None,
-        description="Poker's five-aces rolls: how many dice the reroll played for the seat took.",
-    )
-    unexpose: list[int] | None = None
+
+def _bid_event_fields() -> dict[str, FieldSpec]:
+    out: dict[str, FieldSpec] = {}
+    for system in SYSTEMS.values():
+        for name, spec in system.wire.bid_event.items():
+            out.setdefault(name, spec)
+    return out
 
 
-class TurnTimedOut(MoveEvent):
-    """A seat's turn deadline passed: ``action`` is the move played for it, announced next."""
-
-    type: Literal["turn_timed_out"]
-    by: Literal["timeout"]
-    turn: int
-    action: TimeoutAction
-
-
-class ChallengeResolved(Event):
-    """The round is decided: the full reveal is the view's ``game.last_reveal``."""
-
-    type: Literal["challenge_resolved"]
-    round: int
-    count: int
-    loser_id: str | None
-    winner_id: str
-
-
-class PlayerEliminated(Event):
-    """A seat lost its last die (or life) and takes the lowest free rank."""
-
-    type: Literal["player_eliminated"]
-    player_id: str
-    rank: int
-
-
-class PlayerResigned(SeatEvent):
-    """A seat resigned and takes the lowest free rank."""
-
-    type: Literal["player_resigned"]
-    rank: int
-
-
-class Agreed(SeatEvent):
-    """A player agreed to start the next round (Auto players and bots agree silently)."""
-
-    type: Literal["agreed"]
-
-
-class GameStarted(Event):
-    """Play began."""
-
-    type: Literal["game_started"]
-
-
-class RoundStarted(Event):
-    """A round began: everyone rolled; ``opener_id`` bids first."""
-
-    type: Literal["round_started"]
-    round: int
-    opener_id: str
-
-
-class RoundRestarted(Event):
-    """The round was dealt again after a resignation (bids cleared, same round number)."""
-
-    type: Literal["round_restarted"]
-    round: int
-    opener_id: str
-
-
-class BreakStarted(Event):
-    """The break between rounds began; it ends at ``deadline`` or when everyone agreed."""
-
-    type: Literal["break_started"]
-    deadline: Stamp
-
-
-class BreakEnded(Event):
-    """The break's deadline passed (the next round starts)."""
-
-    type: Literal["break_ended"]
-
-
-class FinalRevealStarted(Event):
-    """One player has dice left: the deciding reveal shows until ``deadline``."""
-
-    type: Literal["final_reveal_started"]
-    deadline: Stamp
-
-
-class GameFinished(Event):
-    """Results are published (the view's ``results``)."""
-
-    type: Literal["game_finished"]
-    winner_id: str | None
+_WIRE_TYPES = {"TimeoutAction": TimeoutAction}
+GAME_EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in (
+            engine_events.GameStarted,
+            engine_events.RoundStarted,
+            engine_events.RoundRestarted,
+        )
+    ),
+    event_model(engine_events.BidPlaced, own=_bid_event_fields()),
+    event_model(engine_events.LiarCalled),
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in dict.fromkeys(c for s in SYSTEMS.values() for c in s.wire.events)
+    ),
+    *(
+        event_model(cls, wire_types=_WIRE_TYPES)
+        for cls in (
+            engine_events.TurnTimedOut,
+            engine_events.ChallengeResolved,
+            engine_events.PlayerEliminated,
+            engine_events.PlayerResigned,
+            engine_events.Agreed,
+            engine_events.BreakStarted,
+            engine_events.BreakEnded,
+            engine_events.FinalRevealStarted,
+            engine_events.PlayerReplaced,
+            engine_events.GameFinished,
+        )
+    ),
+)
+"""The published model of every game event, each made from its one declaration."""
 
 
 class RoomCreated(Event):
@@ -971,25 +967,8 @@ class RoomRecreated(Event):
     room_id: str
 
 
-EVENT_MODELS: tuple[type[Event], ...] = (
-    GameStarted,
-    RoundStarted,
-    RoundRestarted,
-    BidPlaced,
-    LiarCalled,
-    CalzaCalled,
-    ClaimAccepted,
-    DiceRerolled,
-    RollsStopped,
-    TurnTimedOut,
-    ChallengeResolved,
-    PlayerEliminated,
-    PlayerResigned,
-    Agreed,
-    BreakStarted,
-    BreakEnded,
-    FinalRevealStarted,
-    GameFinished,
+EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    *GAME_EVENT_MODELS,
     RoomCreated,
     PlayerJoined,
     JoinRequested,
@@ -997,29 +976,13 @@ EVENT_MODELS: tuple[type[Event], ...] = (
 )
 """Every event type, each named once (past tense) by its ``type``."""
 
+EVENT_OUT: dict[str, type[BaseModel]] = {
+    get_args(m.model_fields["type"].annotation)[0]: m for m in EVENT_MODELS
+}
+"""The published model of each event ``type``."""
+
 AnyEvent = Annotated[
-    GameStarted
-    | RoundStarted
-    | RoundRestarted
-    | BidPlaced
-    | LiarCalled
-    | CalzaCalled
-    | ClaimAccepted
-    | DiceRerolled
-    | RollsStopped
-    | TurnTimedOut
-    | ChallengeResolved
-    | PlayerEliminated
-    | PlayerResigned
-    | Agreed
-    | BreakStarted
-    | BreakEnded
-    | FinalRevealStarted
-    | GameFinished
-    | RoomCreated
-    | PlayerJoined
-    | JoinRequested
-    | RoomRecreated,
+    Union[(*EVENT_MODELS,)],  # type: ignore[valid-type]
     Field(discriminator="type"),
 ]
 
@@ -1075,11 +1038,20 @@ class PongPush(Answer):
     type: Literal["pong"]
 
 
+class MatchFoundPush(Answer):
+    """Quick play seated the user: to every signed-in connection of theirs, subscribed or not."""
+
+    type: Literal["match_found"]
+    ticket_id: str
+    room_id: str = Field(description="The table: subscribe to it (its countdown is running).")
+
+
 SERVER_MESSAGES: tuple[type[Answer], ...] = (
     RoomPush,
     RoomChangedPush,
     ChatPush,
     ErrorPush,
     PongPush,
+    MatchFoundPush,
 )
 """Every message the server sends over the WebSocket."""

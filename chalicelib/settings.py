@@ -83,6 +83,19 @@ Limits (operator caps, not game rules)
                             in or not (default 120); more are refused (429) at the handshake.
     CONNECT_WINDOW_SECONDS  That window (default 60).
 
+Quick play
+    QUICKPLAY_WAIT_SECONDS  How long a ticket waits for people before its table is completed
+                            with bots (default 20).
+    QUICKPLAY_COUNTDOWN_SECONDS
+                            The countdown of a quick-play table before its first round
+                            (default 5): a seat left in it goes to a bot.
+    QUICKPLAY_ACTIONS_PER_USER
+                            Play now / cancel requests a user may make per window (default 10).
+    QUICKPLAY_ACTIONS_PER_SOURCE
+                            The same per source address, all users together (default 120).
+    QUICKPLAY_WINDOW_SECONDS
+                            That window (default 60).
+
 Cross-origin browser pages
     CORS_ALLOW_ORIGINS      Origins whose web pages may call the REST API, comma-separated
                             (``https://app.example,http://localhost:5173``), or ``*`` for any
@@ -160,6 +173,11 @@ class Settings:
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
     cors_allow_origins: tuple[str, ...] = ()
+    quickplay_wait_seconds: int = 20
+    quickplay_countdown_seconds: int = 5
+    quickplay_actions_per_user: int = 10
+    quickplay_actions_per_source: int = 120
+    quickplay_window_seconds: int = 60
 
     @property
     def bot_think_ms(self) -> tuple[int, int]:
@@ -224,6 +242,19 @@ class Settings:
             connect_window_seconds=_int(e, "CONNECT_WINDOW_SECONDS", d.connect_window_seconds),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
             cors_allow_origins=_origins(e),
+            quickplay_wait_seconds=_int(e, "QUICKPLAY_WAIT_SECONDS", d.quickplay_wait_seconds),
+            quickplay_countdown_seconds=_int(
+                e, "QUICKPLAY_COUNTDOWN_SECONDS", d.quickplay_countdown_seconds
+            ),
+            quickplay_actions_per_user=_int(
+                e, "QUICKPLAY_ACTIONS_PER_USER", d.quickplay_actions_per_user
+            ),
+            quickplay_actions_per_source=_int(
+                e, "QUICKPLAY_ACTIONS_PER_SOURCE", d.quickplay_actions_per_source
+            ),
+            quickplay_window_seconds=_int(
+                e, "QUICKPLAY_WINDOW_SECONDS", d.quickplay_window_seconds
+            ),
         )
 
 

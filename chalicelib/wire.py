@@ -288,3 +288,11 @@ def profile(
         "listed": listed,
         "recent": recent,
     }
+
+
+# --- quick play --------------------------------------------------------------------------------
+
+
+def match_found(ticket_id: str, room_id: str) -> JsonDict:
+    """The push to every connection of a user quick play just seated."""
+    return {"type": "match_found", "ticket_id": ticket_id, "room_id": room_id}

@@ -383,7 +383,10 @@ class LocalApp:
                 return runner.gateway.answer(method, path, headers, body, peer)
 
         try:
-            answer = await runner.in_thread(handle)
+            if method in _READS:
+                answer = await runner.in_reader_thread(handle)
+            else:
+                answer = await runner.in_thread(handle)
         except LocalGatewayException as exc:
             return _with_cors(_to_response(_gateway_refusal(exc)), headers)
         except Exception:
@@ -400,6 +403,8 @@ class LocalApp:
 
 
 _ROUTED_METHODS = frozenset(HTTP_METHODS)
+#: Methods whose requests write nothing: they run on the reader threads.
+_READS = frozenset(("GET", "HEAD", "OPTIONS"))
 
 
 def build_app(

@@ -35,7 +35,7 @@ from chalice.config import Config
 from chalice.local import LambdaContext, LocalGateway
 
 from liars_local.notifier import LocalManagementApi, LocalNotifier
-from liars_local.thread_pool import WORKER_THREADS, HandlerThreads
+from liars_local.thread_pool import READER_THREADS, WORKER_THREADS, HandlerThreads
 
 log = logging.getLogger(__name__)
 
@@ -279,6 +279,7 @@ class AppRunner:
         self.serialized = lock is not None
         self.threads = threads
         self._workers: HandlerThreads | None = None
+        self._readers: HandlerThreads | None = None
         self._workers_lock = threading.Lock()
         self.gateway = _Gateway(chalice_app, chalice_config(chalice_app))
         _per_thread_source_ip(self.gateway.event_converter)
@@ -301,11 +302,31 @@ class AppRunner:
         workers.submit(loop, future, fn, args)
         return await future
 
+    async def in_reader_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """``in_thread``, on threads of their own for requests that write nothing (GET, HEAD).
+
+        A writer waits for the store's writer lock (up to the busy timeout when another
+        process holds it); with every handler thread waiting so, ``/health`` and every read
+        would wait too. Reads never take that lock, so on their own ``READER_THREADS`` they
+        answer while writes queue.
+        """
+        readers = self._readers
+        if readers is None:
+            with self._workers_lock:
+                if self._readers is None:
+                    self._readers = HandlerThreads(READER_THREADS, "liars-dice-reader")
+                readers = self._readers
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        readers.submit(loop, future, fn, args)
+        return await future
+
     def close(self) -> None:
         """Stop the worker threads once their current calls are done."""
-        workers, self._workers = self._workers, None
-        if workers is not None:
-            workers.shutdown()
+        for pool in (self._workers, self._readers):
+            if pool is not None:
+                pool.shutdown()
+        self._workers = self._readers = None
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` holding the lock if any (blocking: call from a worker thread)."""

@@ -68,7 +68,57 @@ def _parser() -> argparse.ArgumentParser:
         "API from a browser; repeatable; replaces CORS_ALLOW_ORIGINS (default: that "
         "variable, else only the server's own origin)",
     )
+    serve.add_argument(
+        "--start-fresh",
+        action="store_true",
+        help="when the data folder's database is missing, empty or damaged, set its files "
+        "aside (renamed, not deleted) and start with an empty one instead of refusing to start",
+    )
+    for name, text in (
+        (
+            "backup",
+            "copy every account, room and session into the file PATH (or a new file "
+            "in the folder PATH), consistent while the server runs",
+        ),
+        (
+            "restore",
+            "put the backup PATH in place of the data folder's database (the server "
+            "must be stopped; the current files are set aside, not deleted)",
+        ),
+    ):
+        command = commands.add_parser(
+            name, help=text, description=text[:1].upper() + text[1:] + "."
+        )
+        command.add_argument("path", metavar="PATH", type=Path)
+        command.add_argument(
+            "--data",
+            metavar="DIR",
+            type=Path,
+            default=None,
+            help=f"data folder (default {default_data_dir()})",
+        )
     return parser
+
+
+def _data_command(args: argparse.Namespace) -> int:
+    """``backup`` and ``restore``: one line on stdout when done, one on stderr (status 2) if not."""
+    from liars_local.data import DataProblem, backup, restore
+    from liars_local.environment import default_data_dir
+
+    data_dir = (args.data or default_data_dir()).expanduser().resolve()
+    path = Path(args.path).expanduser().resolve()
+    try:
+        if args.command == "backup":
+            written = backup(data_dir, path)
+            print(f"Backed up {data_dir} to {written}.", flush=True)
+        else:
+            moved = restore(path, data_dir)
+            aside = f" (the files before it were set aside: {', '.join(p.name for p in moved)})"
+            print(f"Restored {path} into {data_dir}{aside if moved else ''}.", flush=True)
+    except DataProblem as err:
+        print(f"liars-dice: {err}", file=sys.stderr, flush=True)
+        return 2
+    return 0
 
 
 def _configuration_problem() -> str | None:
@@ -90,6 +140,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``liars-dice`` console script."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command in ("backup", "restore"):
+        return _data_command(args)
+    try:
+        return _serve(parser, args)
+    except KeyboardInterrupt:
+        print("Stopped.", flush=True)
+        return 0
+    except Exception as err:  # start-up failed: one line, no traceback (status 2)
+        print(f"liars-dice: {_one_line(err)}", file=sys.stderr, flush=True)
+        return 2
+
+
+def _one_line(err: BaseException) -> str:
+    """What went wrong, on one line: the message, or the exception's name when it has none."""
+    text = " ".join(str(err).split())
+    if isinstance(err, OSError) and err.filename and str(err.filename) not in text:
+        text = f"{text} ({err.filename})"
+    return text or type(err).__name__
+
+
+def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``liars-dice serve``."""
     if args.dynamodb_endpoint and args.storage:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     if args.cors_origin is not None:
@@ -114,8 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if workers > 1:
         return _serve_workers(args, storage, data_dir, workers)
     server = LocalServer(args.host, args.port, **_storage_options(args, storage, data_dir))
-    if _port_taken(server.prepare):
-        return 1
+    if _start_failed(server.prepare):
+        return 2
     _print_banner(server.url, storage, server.db_path, data_dir, args.dynamodb_endpoint)
     tune_gc_for_serving()
     with contextlib.suppress(KeyboardInterrupt):
@@ -128,17 +200,27 @@ def _storage_options(
     args: argparse.Namespace, storage: str, data_dir: Path | None
 ) -> dict[str, Any]:
     """The storage arguments of ``LocalServer`` and ``WorkerPool``."""
-    return {"storage": storage, "data_dir": data_dir, "dynamodb_endpoint": args.dynamodb_endpoint}
+    return {
+        "storage": storage,
+        "data_dir": data_dir,
+        "dynamodb_endpoint": args.dynamodb_endpoint,
+        "start_fresh": args.start_fresh,
+    }
 
 
-def _port_taken(start: Callable[[], object]) -> bool:
-    """Call ``start`` (which binds the port); True, said on stderr, when the port is taken."""
+def _start_failed(start: Callable[[], object]) -> bool:
+    """Call ``start`` (which binds the port and checks the data folder); True, said in one
+    line on stderr, when the port is taken or the data folder cannot be served."""
+    from liars_local.data import DataProblem
     from liars_local.server import PortInUse
 
     try:
         start()
     except PortInUse as err:
         print(f"liars-dice: {err.strerror}", file=sys.stderr, flush=True)
+        return True
+    except DataProblem as err:
+        print(f"liars-dice: {err}", file=sys.stderr, flush=True)
         return True
     return False
 
@@ -175,11 +257,11 @@ def _serve_workers(
         args.host, args.port, workers=workers, **_storage_options(args, storage, data_dir)
     )
     try:
-        if _port_taken(pool.start):
-            return 1
+        if _start_failed(pool.start):
+            return 2
     except WorkerFailed as err:
         print(f"liars-dice: {err}", file=sys.stderr, flush=True)
-        return 1
+        return 2
     except KeyboardInterrupt:
         print("Stopped.", flush=True)
         return 0

@@ -29,6 +29,7 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from chalicelib.settings import get_settings, reset_settings
+from liars_local.data import DB_FILE_NAME, SECRET_FILE_NAME, write_atomically
 from liars_local.notifier import LocalNotifier
 from liars_local.timers import LocalTimers
 
@@ -36,8 +37,6 @@ log = logging.getLogger(__name__)
 
 STORAGES = ("sqlite", "moto", "dynamodb")
 APP_DIR_NAME = "liars-lies"
-DB_FILE_NAME = "liars-lies.db"
-SECRET_FILE_NAME = "token-secret"
 LOCAL_TABLE_NAME = "liars-lies-local"
 LOCAL_REGION = "us-east-1"
 #: The WebSocket API id the app reads (``WEBSOCKET_API_ID``) and its events carry.
@@ -66,24 +65,35 @@ def default_data_dir(
 
 
 def load_or_create_secret(data_dir: Path) -> str:
-    """The token-signing secret kept in ``data_dir``, made once (owner-only file, mode 0600)."""
+    """The token-signing secret kept in ``data_dir``, made once (owner-only file, mode 0600).
+
+    Made whole or not at all (a temporary file, fsync, then linked into place, so two
+    processes making it at once agree on one): a full disk leaves no empty secret behind. An
+    empty file an older version left that way, beside no database, is replaced.
+    """
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = data_dir / SECRET_FILE_NAME
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    if path.exists():
         if os.name == "posix" and path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)  # a copied or restored file: owner-only again
         text = path.read_text().strip()
-        if len(text.encode()) < 32:
-            raise ValueError(
-                f"{path} holds no usable secret: delete it to make a new one"
-            ) from None
-        return text
-    text = secrets.token_urlsafe(48)
-    with os.fdopen(fd, "w") as out:
-        out.write(text + "\n")
-    return text
+        if len(text.encode()) >= 32:
+            return text
+        db = data_dir / DB_FILE_NAME
+        if text or (db.exists() and db.stat().st_size > 0):
+            raise ValueError(f"{path} holds no usable secret: delete it to make a new one")
+        # empty, and no database was ever written with it: nothing was signed with it
+        write_atomically(path, (secrets.token_urlsafe(48) + "\n").encode())
+        return path.read_text().strip()
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    try:
+        write_atomically(tmp, (secrets.token_urlsafe(48) + "\n").encode())
+        with contextlib.suppress(FileExistsError):  # another process made it first: use theirs
+            os.link(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return path.read_text().strip()
 
 
 def preload_app_modules(package: str = "chalicelib") -> None:
@@ -110,10 +120,16 @@ def tune_gc_for_serving() -> None:
     hundred. Measured under ``bench/local.py --games 20``: CPU per action x0.90, p99
     x0.92. Process-wide, so only the ``liars-dice serve`` processes call it, never a test
     that starts a server in its own process.
+
+    The older generations still run every 10 collections of the one below (a full one
+    every 2,000,000 allocations): each WebSocket connection leaves reference cycles
+    (tasks, exceptions with their frames) that only a full collection frees, and with
+    (50, 100) one came so seldom that ``bench/soak.py`` grew the server by 17 MB each round
+    of 2,000 connections (issue 30; docs/OPERATIONS.md has the figures).
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    gc.set_threshold(20_000, 10, 10)
 
 
 @contextlib.contextmanager

@@ -44,8 +44,16 @@ from liars_local.chalice_bridge import (
     local_websocket_api,
     thread_local_requests,
 )
-from liars_local.environment import (
+from liars_local.data import (
+    CHECKPOINT_SECONDS,
     DB_FILE_NAME,
+    DataProblem,
+    ServerLock,
+    check_data_folder,
+    checkpoint,
+    set_aside,
+)
+from liars_local.environment import (
     STORAGES,
     InstallDeps,
     install_wiring_deps,
@@ -54,7 +62,14 @@ from liars_local.environment import (
     local_store,
     preload_app_modules,
 )
+from liars_local.guard import (
+    HEADER_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS_PER_SOURCE,
+    guarded_protocols,
+    raise_open_file_limit,
+)
 from liars_local.notifier import LocalNotifier
+from liars_local.outage import restart_lapsed_deadline
 from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 from liars_local.timers import LocalTimers
 from liars_local.ws_bridge import WS_MAX_MESSAGE_BYTES
@@ -124,6 +139,10 @@ class LocalServer:
         install_deps: InstallDeps = install_wiring_deps,
         static_dir: Path = STATIC_DIR,
         sweep_seconds: float = SWEEP_SECONDS,
+        start_fresh: bool = False,
+        header_timeout: float = HEADER_TIMEOUT_SECONDS,
+        max_connections_per_source: int = MAX_CONNECTIONS_PER_SOURCE,
+        cap_loopback: bool = False,
     ) -> None:
         storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
         if storage not in STORAGES:
@@ -140,6 +159,10 @@ class LocalServer:
         self._install_deps = install_deps
         self._static_dir = static_dir
         self._sweep_seconds = sweep_seconds
+        self.start_fresh = start_fresh
+        self._header_timeout = header_timeout
+        self._max_connections_per_source = max_connections_per_source
+        self._cap_loopback = cap_loopback
         self.notifier = LocalNotifier()
         self.timers: LocalTimers | None = None
         self.runner: AppRunner | None = None
@@ -184,8 +207,19 @@ class LocalServer:
         stack = self._stack
         sock = self._bind()  # first: a taken port fails before anything else is set up
         stack.callback(sock.close)
+        limits = raise_open_file_limit()
+        if limits is not None and limits[0] < 4096:
+            log.warning(
+                "this process may open only %s files (hard limit %s): each connection holds one",
+                *limits,
+            )
         if self.storage == "sqlite" and self.data_dir is None:
             self.data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory("-liars")))
+        if self.storage == "sqlite" and self.data_dir is not None:
+            self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lock = ServerLock(self.data_dir)
+            stack.enter_context(lock)  # restore waits for every server on the folder
+            self._check_data(self.data_dir)
         secret = None if self.data_dir is None else load_or_create_secret(self.data_dir)
         stack.enter_context(
             local_environment(
@@ -207,6 +241,11 @@ class LocalServer:
         stack.enter_context(local_websocket_api(chalice_app, self.notifier))
         self.store = store = local_store(self.db_path)
         if isinstance(store, SqliteStore):
+            db_path = self.db_path
+            assert db_path is not None
+            # at a clean stop, once every connection is closed: the WAL's commits go into
+            # the database file, so the .db alone holds everything (docs/OPERATIONS.md)
+            stack.callback(checkpoint, db_path, "TRUNCATE")
             stack.callback(store.close)
             self._start_sweeper(store)
         elif isinstance(store, DynamoStore):
@@ -230,13 +269,19 @@ class LocalServer:
         # proxy_headers off: X-Forwarded-For must not choose the address that limits count.
         # loop "auto" is uvloop where installed (not on Windows). No permessage-deflate: on
         # loopback or a LAN, compressing every push costs CPU on both ends and saves nothing.
+        # uvicorn's own protocols (httptools, websockets-sansio) with a header-read timeout and
+        # a cap per source address (liars_local.guard)
+        http_protocol, ws_protocol = guarded_protocols(
+            self._header_timeout, self._max_connections_per_source, self._cap_loopback
+        )
         config = uvicorn.Config(
             app,
             log_level="warning",
             access_log=False,
             lifespan="off",
             loop="auto",
-            ws="websockets-sansio",
+            http=http_protocol,
+            ws=ws_protocol,
             ws_per_message_deflate=False,
             ws_max_size=WS_MAX_MESSAGE_BYTES,
             proxy_headers=False,
@@ -248,18 +293,36 @@ class LocalServer:
     def _bind(self) -> socket.socket:
         return listening_socket(self.host, self.port)
 
+    def _check_data(self, data_dir: Path) -> None:
+        """Refuse a data folder whose database is missing, empty or damaged (``DataProblem``);
+        with ``start_fresh``, set such files aside and start with an empty database."""
+        try:
+            check_data_folder(data_dir)
+        except DataProblem:
+            if not self.start_fresh:
+                raise
+            for moved in set_aside(data_dir):
+                log.warning("start fresh: %s set aside", moved)
+
     def _start_sweeper(self, store: SqliteStore) -> None:
-        """Delete expired rows now and every ``sweep_seconds`` (DynamoDB's TTL, locally)."""
+        """Delete expired rows now and every ``sweep_seconds`` (DynamoDB's TTL, locally), and
+        copy the WAL into the database every ``CHECKPOINT_SECONDS`` (``PASSIVE``: it never
+        waits for the requests in flight)."""
         stop = threading.Event()
+        db_path = Path(store.path)
 
         def sweep_forever() -> None:
+            next_sweep = time.monotonic()
             while True:
-                try:
-                    store.sweep()
-                except Exception:
-                    log.exception("the expiry sweep failed")
-                if stop.wait(self._sweep_seconds):
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + self._sweep_seconds
+                    try:
+                        store.sweep()
+                    except Exception:
+                        log.exception("the expiry sweep failed")
+                if stop.wait(min(CHECKPOINT_SECONDS, self._sweep_seconds)):
                     return
+                checkpoint(db_path, "PASSIVE")
 
         thread = threading.Thread(target=sweep_forever, name="liars-dice-sweep", daemon=True)
         thread.start()
@@ -270,6 +333,10 @@ class LocalServer:
 
         self._stack.callback(stop_sweeper)
 
+    def _after_outage(self) -> bool:
+        """Whether this start follows a time the whole server was down (True here)."""
+        return True
+
     def _wake_rooms_in_play(self, store: Store, runner: AppRunner) -> None:
         """Wake every room in play once, in the background, as a late timer would.
 
@@ -277,8 +344,14 @@ class LocalServer:
         the rooms' deadlines are in the store. Each room's timer handler applies what has
         passed and arms the room's next wake-up in this process (a room whose wake-up is
         pending elsewhere gets one more, which changes nothing when it fires).
+
+        When the whole server starts (``_after_outage``), a human's turn or a break whose
+        deadline passed while it was down first starts again from now
+        (``liars_local.outage``): nobody loses a turn they could not play.
         """
         stop = threading.Event()
+        after_outage = self._after_outage()
+        started_ms = int(time.time() * 1000)
 
         def wake_all() -> None:
             try:
@@ -291,6 +364,8 @@ class LocalServer:
                     return
                 room_id = str(summary["id"])
                 try:
+                    if after_outage:
+                        restart_lapsed_deadline(store, room_id, started_ms)
                     stored = store.get_room(room_id)
                     if stored is not None:
                         runner.fire_timer(room_id, stored.version)

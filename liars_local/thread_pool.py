@@ -37,6 +37,10 @@ WORKER_THREADS = 8
 #: leaves the GIL) from holding up the rest. Measured under ``bench/local.py --games 20``:
 #: p99 x0.78 and CPU per action x0.91 against 8 (docs/DECISIONS.md, issue 14).
 SQLITE_WORKER_THREADS = 2
+#: Handler threads for requests that write nothing (``AppRunner.in_reader_thread``): besides
+#: the writers' threads, so writers waiting on a stuck writer lock never starve ``/health``
+#: and reads (issue 30).
+READER_THREADS = 2
 
 
 class HandlerThreads:

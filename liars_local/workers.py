@@ -50,6 +50,7 @@ import uvicorn
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.ports import Store
 from liars_local.channel import PushChannel
+from liars_local.data import ServerLock, checkpoint
 from liars_local.environment import (
     load_or_create_secret,
     local_environment,
@@ -64,6 +65,10 @@ log = logging.getLogger(__name__)
 MAX_DEFAULT_WORKERS = 4
 #: How long the supervisor waits for every worker to accept connections.
 START_TIMEOUT_SECONDS = 90.0
+#: How often the supervisor pings each worker, and how long a worker may stay silent before
+#: it is replaced (stopped, or its event loop stuck).
+PING_SECONDS = 1.0
+PING_TIMEOUT_SECONDS = 5.0
 #: How long workers get to finish (close WebSockets, drain requests) before SIGKILL.
 STOP_GRACE_SECONDS = 10.0
 
@@ -128,6 +133,13 @@ class WorkerServer(LocalServer):
     def _bind(self) -> socket.socket:
         return self._inherited
 
+    def _after_outage(self) -> bool:
+        # a worker started again after it died: the others served meanwhile
+        return not self.restarted
+
+    def _check_data(self, data_dir: Path) -> None:
+        """Nothing: the supervisor checked the folder before it started any worker."""
+
     def _start_sweeper(self, store: SqliteStore) -> None:
         if self.index == 0:
             super()._start_sweeper(store)
@@ -179,19 +191,34 @@ def _watch_parent(server: uvicorn.Server, lifeline_fd: int) -> None:
     os._exit(1)  # the graceful stop did not finish, and nobody is left to wait for it
 
 
-def _signal_ready(server: uvicorn.Server, ready_fd: int) -> None:
-    """Tell the supervisor once uvicorn accepts connections."""
+def _signal_ready(server: uvicorn.Server, ready_fd: int, ping_fd: int | None = None) -> None:
+    """Tell the supervisor once uvicorn accepts connections, then answer its pings.
+
+    Each ping (a byte on ``ping_fd``) is answered by the event loop itself (a ``P`` on the
+    ready pipe): a worker whose loop is stuck, or which is stopped (SIGSTOP), stays silent,
+    and the supervisor replaces it.
+    """
     try:
         while not server.started:
             if server.should_exit:
                 return
             time.sleep(0.01)
         os.write(ready_fd, b"R")
-    except OSError:
+        if ping_fd is None or not server.servers:
+            return
+        loop = server.servers[0].get_loop()
+        while os.read(ping_fd, 1):
+            loop.call_soon_threadsafe(_pong, ready_fd)
+    except (OSError, RuntimeError):  # the supervisor or the loop is gone
         pass
     finally:
         with contextlib.suppress(OSError):
             os.close(ready_fd)
+
+
+def _pong(ready_fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.write(ready_fd, b"P")
 
 
 def worker_main(argv: Sequence[str]) -> int:
@@ -216,7 +243,10 @@ def worker_main(argv: Sequence[str]) -> int:
         target=_watch_parent, args=(uv, spec["lifeline_fd"]), daemon=True, name="lifeline"
     ).start()
     threading.Thread(
-        target=_signal_ready, args=(uv, spec["ready_fd"]), daemon=True, name="ready"
+        target=_signal_ready,
+        args=(uv, spec["ready_fd"], spec.get("ping_fd")),
+        daemon=True,
+        name="ready",
     ).start()
     tune_gc_for_serving()
     with contextlib.suppress(KeyboardInterrupt):
@@ -236,8 +266,18 @@ class _Worker:
     index: int
     process: subprocess.Popen[bytes]
     ready_fd: int | None
+    ping_fd: int | None = None
     started_at: float = field(default_factory=time.monotonic)
     ready: bool = False
+    last_ping: float = 0.0
+    last_pong: float = 0.0
+
+    def close_fds(self) -> None:
+        for fd in (self.ready_fd, self.ping_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.ready_fd = self.ping_fd = None
 
 
 class WorkerPool:
@@ -258,6 +298,7 @@ class WorkerPool:
         dynamodb_endpoint: str | None = None,
         python: str = sys.executable,
         stdout: int | None = None,
+        start_fresh: bool = False,
     ) -> None:
         storage = storage or ("dynamodb" if dynamodb_endpoint else "sqlite")
         refused = refuse_workers(storage, workers)
@@ -266,8 +307,14 @@ class WorkerPool:
         # LocalServer checks the arguments, binds exactly as with one process and holds the
         # address, storage and data folder (``port`` and ``data_dir`` once chosen at start)
         self._binder = LocalServer(
-            host, port, storage=storage, data_dir=data_dir, dynamodb_endpoint=dynamodb_endpoint
+            host,
+            port,
+            storage=storage,
+            data_dir=data_dir,
+            dynamodb_endpoint=dynamodb_endpoint,
+            start_fresh=start_fresh,
         )
+        self._server_lock: ServerLock | None = None
         self.workers = workers
         self._python = python
         self._stdout = stdout
@@ -337,6 +384,11 @@ class WorkerPool:
         here, once, so that no two workers race to do it (a worker that found the table
         being created would otherwise serve before it is ready)."""
         binder = self._binder
+        if binder.db_path is not None and binder.data_dir is not None:
+            binder.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._server_lock = ServerLock(binder.data_dir)
+            self._server_lock.__enter__()  # released by stop(); restore waits for it
+            binder._check_data(binder.data_dir)
         secret = None if binder.data_dir is None else load_or_create_secret(binder.data_dir)
         if binder.db_path is not None:
             SqliteStore(binder.db_path).close()
@@ -378,6 +430,8 @@ class WorkerPool:
         assert self._socks and self._lifeline is not None
         sock = self._socks[index % len(self._socks)]
         ready_r, ready_w = os.pipe()
+        ping_r, ping_w = os.pipe()
+        os.set_blocking(ping_w, False)  # a stopped worker must never block the supervisor
         binder = self._binder
         spec = {
             "index": index,
@@ -390,18 +444,27 @@ class WorkerPool:
             "dynamodb_endpoint": binder.dynamodb_endpoint,
             "listen_fd": sock.fileno(),
             "ready_fd": ready_w,
+            "ping_fd": ping_r,
             "lifeline_fd": self._lifeline[0],
         }
         try:
             process = subprocess.Popen(
                 [self._python, "-m", "liars_local.workers", json.dumps(spec)],
-                pass_fds=(sock.fileno(), ready_w, self._lifeline[0]),
+                pass_fds=(sock.fileno(), ready_w, ping_r, self._lifeline[0]),
                 stdin=subprocess.DEVNULL,
                 stdout=self._stdout,
             )
+        except BaseException:
+            os.close(ready_r)
+            os.close(ping_w)
+            raise
         finally:
             os.close(ready_w)
-        self._workers[index] = _Worker(index, process, ready_r)
+            os.close(ping_r)
+        old = self._workers.get(index)
+        if old is not None:
+            old.close_fds()
+        self._workers[index] = _Worker(index, process, ready_r, ping_w)
 
     def _poll(self, timeout: float) -> None:
         """Wait up to ``timeout`` for a worker to become ready or to exit; handle it."""
@@ -410,13 +473,23 @@ class WorkerPool:
             readable, _, _ = select.select(list(waiting), [], [], max(0.0, min(timeout, 0.25)))
             for fd in readable:
                 worker = waiting[fd]
-                worker.ready = os.read(fd, 1) == b"R"
-                os.close(fd)
-                worker.ready_fd = None
+                try:
+                    said = os.read(fd, 64)
+                except OSError:
+                    said = b""
+                if not said:  # the worker closed its end: it is exiting (handled below)
+                    worker.close_fds()
+                    if not worker.ready:
+                        self._failed(worker)
+                    continue
                 if not worker.ready:
-                    self._failed(worker)
+                    worker.ready = said[:1] == b"R"
+                    if not worker.ready:
+                        self._failed(worker)
+                worker.last_pong = time.monotonic()
         else:
             time.sleep(max(0.0, min(timeout, 0.25)))
+        self._ping()
         for worker in list(self._workers.values()):
             code = worker.process.poll()
             if code is None:
@@ -431,6 +504,29 @@ class WorkerPool:
             )
             self.restarts += 1
             self._spawn(worker.index)
+
+    def _ping(self) -> None:
+        """Ping every ready worker each ``PING_SECONDS``; replace one silent for
+        ``PING_TIMEOUT_SECONDS`` (stopped, or its event loop stuck): its share of newcomers
+        would otherwise wait for it."""
+        now = time.monotonic()
+        for worker in self._workers.values():
+            if not worker.ready or worker.ping_fd is None:
+                continue
+            if now - worker.last_pong > PING_TIMEOUT_SECONDS and worker.process.poll() is None:
+                print(
+                    f"liars-dice: worker {worker.index} (pid {worker.process.pid}) did not "
+                    f"answer for {PING_TIMEOUT_SECONDS:.0f} s; replacing it",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                worker.process.kill()
+                worker.process.wait()
+                continue
+            if now - worker.last_ping >= PING_SECONDS:
+                worker.last_ping = now
+                with contextlib.suppress(OSError):  # a full pipe: it has not read for long
+                    os.write(worker.ping_fd, b"?")
 
     def _failed(self, worker: _Worker) -> None:
         code = worker.process.wait()
@@ -464,9 +560,7 @@ class WorkerPool:
                 log.warning("worker %s did not stop in time: killing it", worker.index)
                 worker.process.kill()
                 worker.process.wait()
-            if worker.ready_fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(worker.ready_fd)
+            worker.close_fds()
         if self._lifeline is not None:
             for fd in self._lifeline:
                 with contextlib.suppress(OSError):
@@ -475,6 +569,11 @@ class WorkerPool:
         for sock in self._socks:
             sock.close()
         self._socks = []
+        if self._server_lock is not None:
+            if self.db_path is not None:
+                checkpoint(self.db_path, "TRUNCATE")  # every worker has stopped: the .db is whole
+            self._server_lock.release()
+            self._server_lock = None
         if self._runtime_dir is not None:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None

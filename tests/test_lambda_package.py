@@ -47,7 +47,7 @@ def lambda_zip(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 def test_the_lambda_package_holds_the_app_and_its_library(lambda_zip: list[str]) -> None:
     names = set(lambda_zip)
-    assert {"app.py", "chalicelib/service.py", "chalicelib/engine/__init__.py"} <= names
+    assert {"app.py", "chalicelib/service/core.py", "chalicelib/engine/__init__.py"} <= names
 
 
 def test_the_lambda_package_holds_the_bots_endgame_tables(lambda_zip: list[str]) -> None:

@@ -1,9 +1,9 @@
 // Liar's Lies web client: routing, session, realtime wiring and timers.
 
 import { Realtime, api, getToken, noteServerTime, serverNow, setToken } from './api.js';
-import { onView, setRerender } from './table.js';
+import { logLine, onView, setRerender } from './table.js';
 import { h, mount } from './dom.js';
-import { formatSeconds, hooks, state, toast } from './core.js';
+import { formatSeconds, hooks, sendOfflineMove, state, toast } from './core.js';
 import { renderLobby, stopLobby } from './lobby.js';
 import { renderRoomScreen, showRoomError, updateRoomScreen } from './room.js';
 import { addChatMessage, loadChat } from './chat.js';
@@ -11,7 +11,10 @@ import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
+import { LANGUAGES, formatRating, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
+import { resetSelection } from './store.js';
+import { onMatchFound } from './quickplay.js';
 
 const main = document.getElementById('app');
 const userBox = document.getElementById('header-user');
@@ -45,7 +48,7 @@ async function loadMe() {
 
 function renderHeader() {
   if (!state.user) {
-    mount(userBox, h('span', { class: 'muted small' }, 'Not signed in'));
+    mount(userBox, h('span', { class: 'muted small' }, t('app.notSignedIn')));
     return;
   }
   const rating = state.me && state.me.rating ? state.me.rating['liars-lies'] : null;
@@ -53,9 +56,9 @@ function renderHeader() {
     h('span', { class: 'user-chip', testid: 'current-user' },
       h('span', { class: 'avatar small', 'aria-hidden': 'true' }, initial(state.user.name)),
       h('span', { class: 'user-name' }, state.user.name),
-      state.user.guest ? h('span', { class: 'pill pill-muted' }, 'guest') : null,
-      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: 'ELO rating' }, `ELO ${Math.round(rating)}`) : null),
-    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, 'Sign out'));
+      state.user.guest ? h('span', { class: 'pill pill-muted' }, t('app.guest')) : null,
+      typeof rating === 'number' ? h('span', { class: 'pill pill-rating', title: t('app.eloTitle') }, t('app.elo', { rating: formatRating(Math.round(rating)) })) : null),
+    h('button', { class: 'btn btn-ghost btn-small', testid: 'sign-out', onclick: () => signOut(false) }, t('app.signOut')));
 }
 
 async function signedIn(answer) {
@@ -65,7 +68,7 @@ async function signedIn(answer) {
   renderHeader();
   realtime.restart();
   rerenderForNewViewer();
-  toast(`Signed in as ${state.user ? state.user.name : 'guest'}.`, 'info');
+  toast(state.user ? t('app.signedInAs', { name: state.user.name }) : t('app.signedInGuest'), 'info');
 }
 
 function signOut(expired) {
@@ -75,7 +78,7 @@ function signOut(expired) {
   renderHeader();
   realtime.restart();
   rerenderForNewViewer();
-  toast(expired ? 'Your session ended. Please sign in again.' : 'Signed out.', 'info');
+  toast(expired ? t('app.sessionEnded') : t('app.signedOut'), 'info');
 }
 
 function rerenderForNewViewer() {
@@ -128,7 +131,7 @@ async function refreshRoom() {
     applyRoom(room);
   } catch (err) {
     if (state.roomId !== roomId) return;
-    if (!state.room) showRoomError(main, err.status === 404 ? 'This room does not exist (it may have expired).' : errorMessage(err));
+    if (!state.room) showRoomError(main, err.status === 404 ? t('app.roomMissing') : errorMessage(err));
   }
 }
 
@@ -140,7 +143,7 @@ function enterRoom(roomId) {
   pushes.reset();
   state.chat = [];
   state.chatIds = new Set();
-  state.bid = { quantity: null, face: null };
+  resetSelection();
   renderRoomScreen(main);
   realtime.subscribe(roomId);
   refreshRoom();
@@ -150,7 +153,7 @@ function enterRoom(roomId) {
 function leaveRoom() {
   if (!state.roomId) return;
   realtime.unsubscribe(state.roomId);
-  document.title = "Liar's Lies";
+  document.title = t('app.name');
   state.roomId = null;
   state.room = null;
   pushes.reset();
@@ -215,6 +218,9 @@ function onMessage(message) {
     case 'chat':
       if (message.room_id === state.roomId) addChatMessage(message.message);
       break;
+    case 'match_found':
+      onMatchFound(message);
+      break;
     case 'error': {
       const error = message.error || {};
       console.warn('websocket error', error);
@@ -250,18 +256,91 @@ const realtime = new Realtime({
     }
     state.connection = status;
     connection.dataset.status = status;
-    const label = { online: 'Live', connecting: 'Connecting…', offline: 'Offline: retrying' }[status] || status;
-    connection.title = label;
-    connectionLabel.textContent = label;
-    connectionLabel.dataset.status = status;
+    showConnection();
   },
   onConnected: () => {
     // Anything may have happened while we were away: resync over REST.
     if (state.roomId) {
-      refreshRoom();
+      // a move made offline goes once the table is fresh (its push then comes over this socket)
+      refreshRoom().then(sendOfflineMove);
       loadChat(state.roomId);
     }
   },
+});
+
+/** The header's connection light and words, in the chosen language. */
+function showConnection() {
+  const status = state.connection;
+  connection.dataset.status = status;
+  const label = t({ online: 'app.live', connecting: 'app.connecting', offline: 'app.offline' }[status] || 'app.connecting');
+  connection.title = label;
+  connectionLabel.textContent = label;
+  connectionLabel.dataset.status = status;
+}
+
+// ---- language ---------------------------------------------------------------------
+
+/** The static words of index.html (header links, names), in the chosen language. */
+function staticWords() {
+  document.title = t('app.name');
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
+  showConnection();
+}
+
+/** The language picker in the header. */
+function languagePicker() {
+  const box = document.getElementById('language-box');
+  if (!box) return;
+  const select = h('select', {
+    id: 'language', class: 'language-select', testid: 'language',
+    value: language(),
+    onchange: (event) => setLanguage(event.target.value),
+  }, LANGUAGES.map(([code, name]) => h('option', { value: code, lang: code }, name)));
+  mount(box, select);
+}
+
+// ---- keyboard shortcuts (How to play lists them) ------------------------------------------
+//
+// B bids (or claims: the button with aria-keyshortcuts="B"), L calls Liar! (the one with "L"),
+// + and − change the quantity, 1–6 choose the face. Never while typing (chat, a name, a passcode) or with a modifier key held, and only
+// when the button is there and enabled (it is your turn).
+
+function typing(target) {
+  if (!target || !(target instanceof Element)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  return tag === 'INPUT' && !['button', 'checkbox', 'radio', 'submit', 'number'].includes(target.type);
+}
+
+function press(...selectors) {
+  for (const selector of selectors) {
+    const found = selector.startsWith('[') ? selector : `[data-testid='${selector}']`;
+    for (const button of document.querySelectorAll(found)) {
+      if (!button.disabled && button.getClientRects().length) {
+        button.click();
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+document.addEventListener('keydown', (event) => {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+  if (document.querySelector('dialog[open]')) return;
+  const key = event.key.toLowerCase();
+  const quantity = document.querySelector("[data-testid='bid-quantity']");
+  // In the quantity field only B and L are shortcuts (digits are typed there).
+  if (event.target === quantity && !['b', 'l'].includes(key)) return;
+  let done = false;
+  if (key === 'b') done = press("[aria-keyshortcuts='B']");
+  else if (key === 'l') done = press("[aria-keyshortcuts='L']");
+  else if (key === '+' || key === '=') done = press('bid-quantity-up');
+  else if (key === '-' || key === '−') done = press('bid-quantity-down');
+  else if (/^[1-6]$/.test(key)) done = press(key === '1' && !document.querySelector("[data-testid='bid-face-1']") ? 'bid-face-star' : `bid-face-${key}`);
+  if (done) event.preventDefault();
 });
 
 // ---- timers -------------------------------------------------------------------------
@@ -291,8 +370,24 @@ function sendTick(room, viaRest) {
   api('POST', `/rooms/${encodeURIComponent(room.id)}/tick`).then(applyRoom).catch(() => {});
 }
 
+/** Warn once per turn when 10 s are left on your own turn (the countdown itself is not read out). */
+const warned = { key: null };
+function warnTenSeconds(room, now) {
+  const g = room && room.game;
+  const me = room && room.me && room.me.player_id;
+  if (!g || room.status !== 'playing' || g.phase !== 'bidding' || !g.turn || g.turn.player_id !== me || !g.turn.deadline) return;
+  const left = Date.parse(g.turn.deadline) - now;
+  const key = `${room.id}|${g.round}|${g.turn.number}`;
+  if (left > 0 && left <= 10000 && warned.key !== key) {
+    warned.key = key;
+    logLine(t('game.tenSeconds'));
+    document.querySelector("[data-testid='bid-panel']")?.classList.add('is-hurried');
+  }
+}
+
 function timerLoop() {
   const now = serverNow();
+  warnTenSeconds(state.room, now);
   for (const node of document.querySelectorAll('[data-deadline]')) {
     const left = Date.parse(node.dataset.deadline) - now;
     const text = Number.isNaN(left) ? '—' : formatSeconds(left);
@@ -318,6 +413,14 @@ function timerLoop() {
 
 setInterval(timerLoop, 250);
 
+// The browser knows first when the network is gone: say so at once (the socket would take up to
+// ~10 s to notice), and reconnect as soon as it is back, then send a move made meanwhile.
+window.addEventListener('offline', () => {
+  state.connection = 'offline';
+  showConnection();
+});
+window.addEventListener('online', () => realtime.restart());
+
 // Without a live connection, poll the room so play goes on.
 setInterval(() => {
   if (state.roomId && !realtime.open && !document.hidden) refreshRoom();
@@ -341,7 +444,17 @@ hooks.realtime = realtime;
 
 (async function start() {
   // The rule systems' modules (systems/<rules>.js) come first: every screen asks them.
-  await Promise.all([loadSystems(), loadMe()]);
+  await Promise.all([loadCatalogues(), loadSystems(), loadMe()]);
+  staticWords();
+  languagePicker();
+  onLanguageChange(() => {
+    // Every screen draws its words when drawn: redraw all of it in the new language.
+    staticWords();
+    languagePicker();
+    renderHeader();
+    if (state.roomId) { renderRoomScreen(main); updateRoomScreen(main); } else route();
+    document.getElementById('language')?.focus();
+  });
   window.addEventListener('hashchange', route);
   renderHeader();
   realtime.restart();

@@ -3,7 +3,8 @@
 import { api } from './api.js';
 import { h } from './dom.js';
 import { attempt, hooks } from './core.js';
-import { NAME_MAX, PASSWORD_RULES, USERNAME_RULES, passwordProblem, usernameProblem } from './messages.js';
+import { NAME_MAX, passwordProblem, passwordRules as passwordRuleWords, usernameProblem, usernameRules } from './messages.js';
+import { t } from './i18n/index.js';
 import { cutGraphemes, graphemeCount } from './text.js';
 
 let activeTab = 'guest';
@@ -23,18 +24,18 @@ function say(node, text) {
  * half), with a live "n / 24" counter.
  */
 export function nameInput(props, max = NAME_MAX) {
-  const counter = h('span', { class: 'field-count muted small', testid: `${props.testid}-count`, 'aria-live': 'polite' }, `0 / ${max}`);
+  const counter = h('span', { class: 'field-count muted small', testid: `${props.testid}-count`, 'aria-live': 'off' }, t('auth.count', { n: 0, max }));
   const input = h('input', { type: 'text', ...props });
   input.addEventListener('input', () => {
     const cut = cutGraphemes(input.value, max);
     if (cut !== input.value) input.value = cut;
-    counter.textContent = `${graphemeCount(input.value)} / ${max}`;
+    counter.textContent = t('auth.count', { n: graphemeCount(input.value), max });
   });
   return { input, counter };
 }
 
 /** The sign-in card; after success the app re-renders the current route. */
-export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
+export function authCard({ title = t('auth.title'), subtitle = '' } = {}) {
   const body = h('div', { class: 'auth-body' });
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
 
@@ -47,9 +48,9 @@ export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
     activeTab = tab;
     for (const button of tabs.children) button.setAttribute('aria-selected', String(button.dataset.tab === tab));
     if (tab === 'guest') {
-      const { input: name, counter } = nameInput({ placeholder: 'Nickname (optional)', testid: 'guest-name', autocomplete: 'nickname', 'aria-label': 'Nickname' });
+      const { input: name, counter } = nameInput({ placeholder: t('auth.nickname'), testid: 'guest-name', autocomplete: 'nickname', 'aria-label': t('auth.nicknameLabel') });
       const error = formError('guest-error');
-      const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: 'guest-signin' }, 'Play as guest');
+      const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: 'guest-signin' }, t('auth.playAsGuest'));
       body.replaceChildren(h('form', {
         class: 'stack',
         onsubmit: (event) => {
@@ -59,21 +60,21 @@ export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
           finish(attempt(() => api('POST', '/auth/guest', payload), go, { action: 'guest', inline: (text) => say(error, text) }));
         },
       }, h('div', { class: 'field' }, name, counter), error, go,
-      h('p', { class: 'muted small' }, 'Guests play unrated games against bots and watch any room. To play with a friend, register: guests cannot join other players’ rooms.')));
+      h('p', { class: 'muted small' }, t('auth.guestNote'))));
     } else {
       const register = tab === 'register';
       const prefix = register ? 'register' : 'login';
       const username = h('input', {
-        type: 'text', required: true, placeholder: 'Username', testid: `${prefix}-username`, autocomplete: 'username',
-        autocapitalize: 'none', spellcheck: 'false', 'aria-label': 'Username', 'aria-describedby': register ? 'username-rules' : null,
+        type: 'text', required: true, placeholder: t('auth.username'), testid: `${prefix}-username`, autocomplete: 'username',
+        autocapitalize: 'none', spellcheck: 'false', 'aria-label': t('auth.username'), 'aria-describedby': register ? 'username-rules' : null,
       });
       const password = h('input', {
-        type: 'password', required: true, placeholder: 'Password', testid: `${prefix}-password`, 'aria-label': 'Password',
+        type: 'password', required: true, placeholder: t('auth.password'), testid: `${prefix}-password`, 'aria-label': t('auth.password'),
         autocomplete: register ? 'new-password' : 'current-password', 'aria-describedby': register ? 'password-rules' : null,
       });
       const error = formError(`${prefix}-error`);
-      const rules = register ? h('p', { class: 'field-help muted small', id: 'username-rules', testid: 'username-rules' }, `Username: ${USERNAME_RULES}`) : null;
-      const passwordRules = register ? h('p', { class: 'field-help muted small', id: 'password-rules', testid: 'password-rules' }, `Password: ${PASSWORD_RULES}`) : null;
+      const rules = register ? h('p', { class: 'field-help muted small', id: 'username-rules', testid: 'username-rules' }, t('auth.usernameHelp', { rules: usernameRules() })) : null;
+      const passwordRules = register ? h('p', { class: 'field-help muted small', id: 'password-rules', testid: 'password-rules' }, t('auth.passwordHelp', { rules: passwordRuleWords() })) : null;
       if (register) {
         // Say what is wrong while typing, once the field has been left or submitted.
         username.addEventListener('blur', () => {
@@ -81,7 +82,7 @@ export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
           rules.classList.toggle('is-invalid', Boolean(problem));
         });
       }
-      const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: `${prefix}-submit` }, register ? 'Create account' : 'Sign in');
+      const go = h('button', { class: 'btn btn-primary btn-block', type: 'submit', testid: `${prefix}-submit` }, register ? t('auth.createAccount') : t('auth.signIn'));
       body.replaceChildren(h('form', {
         class: 'stack',
         novalidate: true,
@@ -90,18 +91,18 @@ export function authCard({ title = 'Play Liar\'s Lies', subtitle = '' } = {}) {
           const payload = { username: username.value.trim(), password: password.value };
           const problem = register
             ? usernameProblem(payload.username) || passwordProblem(payload.password)
-            : (!payload.username || !payload.password ? 'Enter your username and password.' : null);
+            : (!payload.username || !payload.password ? t('auth.enterBoth') : null);
           say(error, problem);
           if (problem) return;
           finish(attempt(() => api('POST', register ? '/auth/register' : '/auth/login', payload), go,
             { action: prefix, inline: (text) => say(error, text) }));
         },
       }, username, rules, password, passwordRules, error, go,
-      register ? h('p', { class: 'muted small' }, 'Registered players join friends’ rooms, chat, and earn an ELO rating.') : null));
+      register ? h('p', { class: 'muted small' }, t('auth.registerNote')) : null));
     }
   }
 
-  for (const [tab, label] of [['guest', 'Guest'], ['login', 'Sign in'], ['register', 'Register']]) {
+  for (const [tab, label] of [['guest', t('auth.tabGuest')], ['login', t('auth.tabLogin')], ['register', t('auth.tabRegister')]]) {
     tabs.append(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab }, testid: `auth-tab-${tab}`, onclick: () => show(tab) }, label));
   }
   show(activeTab);

@@ -1,6 +1,7 @@
 // Dice progress chart as inline SVG: each player's dice count per round.
 
 import { h, s } from './dom.js';
+import { t } from './i18n/index.js';
 
 const DASHES = [null, '7 3', '2 3', '10 3 2 3', '4 4'];
 const COLORS = ['#4f46e5', '#e11d48', '#0891b2', '#ca8a04', '#16a34a', '#9333ea', '#ea580c', '#0d9488', '#db2777', '#64748b'];
@@ -9,10 +10,10 @@ const COLORS = ['#4f46e5', '#e11d48', '#0891b2', '#ca8a04', '#16a34a', '#9333ea'
  * A line chart of dice counts (or lives); progress = [{round, counts: {player_id: n}}].
  * labels: what is counted and what a step is called ({what: 'Lives', step: 'Hand'}).
  */
-export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round' } = {}) {
+export function diceProgressChart(room, progress, { what = t('terms.progress'), step = t('terms.Round') } = {}) {
   const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
   if (!progress.length || !players.length) {
-    return h('p', { class: 'muted', testid: 'dice-chart' }, 'No rounds were played.');
+    return h('p', { class: 'muted', testid: 'dice-chart' }, t('chart.none'));
   }
   // Drawn at about the size it is shown, so axis labels stay readable on a phone.
   const shown = typeof window !== 'undefined' ? window.innerWidth - 56 : 640;
@@ -34,7 +35,7 @@ export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round
   const xEvery = Math.max(1, Math.ceil(progress.length / Math.max(4, Math.floor(innerW / 40))));
   progress.forEach((point, i) => {
     if (i % xEvery === 0 || i === progress.length - 1) {
-      const label = point.final && i > 0 ? 'end' : String(point.round ?? i + 1);
+      const label = point.final && i > 0 ? t('chart.end') : String(point.round ?? i + 1);
       grid.push(s('text', { x: x(i), y: height - pad.bottom + 16, 'text-anchor': 'middle', class: 'axis' }, label));
     }
   });
@@ -57,8 +58,10 @@ export function diceProgressChart(room, progress, { what = 'Dice', step = 'Round
       innerW / progress.length >= 8 ? points.map(([px, py]) => s('circle', { cx: px, cy: py, r: 3.5, fill: color })) : null);
   });
 
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': `${what} progress by ${step.toLowerCase()}` }, grid, series);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': t('chart.label', { what, step: step.toLowerCase() }) }, grid, series);
+  // Each player's line as text (the picture is not read): "ana: 5, 4, 4, 2".
   const legend = h('ul', { class: 'legend' }, players.map((player, index) => h('li', {},
-    h('span', { class: 'swatch', style: { background: COLORS[index % COLORS.length] } }), player.name)));
+    h('span', { class: 'swatch', style: { background: COLORS[index % COLORS.length] }, 'aria-hidden': 'true' }), player.name,
+    h('span', { class: 'sr-only' }, ': ', progress.map((p) => String((p.counts || {})[player.id] ?? 0)).join(', ')))));
   return h('figure', { class: 'chart-figure', testid: 'dice-chart' }, svg, legend);
 }

@@ -3,12 +3,12 @@
 import { h } from './dom.js';
 import { api } from './api.js';
 import { attempt, authorName, isRegistered, state } from './core.js';
+import { formatTime, t } from './i18n/index.js';
 
 let listEl = null;
 
 function timeLabel(at) {
-  const date = new Date(at);
-  return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return formatTime(at);
 }
 
 function messageNode(message) {
@@ -48,13 +48,13 @@ export async function loadChat(roomId) {
 
 /** The chat panel for the current room. */
 export function chatPanel(roomId) {
-  listEl = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-live': 'polite' });
-  if (state.chat.length === 0) listEl.append(h('li', { class: 'empty muted small' }, 'No messages yet.'));
+  listEl = h('ol', { class: 'chat-list', testid: 'chat-list', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': t('chat.title'), tabindex: '0' });
+  if (state.chat.length === 0) listEl.append(h('li', { class: 'empty muted small' }, t('chat.empty')));
   for (const message of state.chat) listEl.append(messageNode(message));
   let form;
   if (isRegistered()) {
-    const input = h('input', { type: 'text', maxlength: '500', placeholder: 'Say something…', testid: 'chat-input', 'aria-label': 'Chat message' });
-    const send = h('button', { class: 'btn btn-secondary', type: 'submit', testid: 'chat-send' }, 'Send');
+    const input = h('input', { type: 'text', maxlength: '500', placeholder: t('chat.placeholder'), testid: 'chat-input', 'aria-label': t('chat.label') });
+    const send = h('button', { class: 'btn btn-secondary', type: 'submit', testid: 'chat-send' }, t('chat.send'));
     form = h('form', {
       class: 'inline-form chat-form',
       onsubmit: async (event) => {
@@ -71,9 +71,9 @@ export function chatPanel(roomId) {
       },
     }, input, send);
   } else {
-    form = h('p', { class: 'muted small' }, state.user ? 'Guests can read the chat but not post.' : 'Sign in with an account to chat.');
+    form = h('p', { class: 'muted small' }, state.user ? t('chat.guests') : t('chat.signIn'));
   }
-  const node = h('section', { class: 'card chat-panel', testid: 'chat' }, h('h2', {}, 'Chat'), listEl, form);
+  const node = h('section', { class: 'card chat-panel', testid: 'chat' }, h('h2', {}, t('chat.title')), listEl, form);
   requestAnimationFrame(scrollToEnd);
   return node;
 }

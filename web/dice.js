@@ -1,6 +1,7 @@
 // Dice faces and the words of bids ("four threes").
 
 import { h } from './dom.js';
+import { formatNumber, t, tList } from './i18n/index.js';
 
 // Pip positions on a 3x3 grid, numbered 1..9 row by row.
 const PIPS = {
@@ -15,13 +16,14 @@ const PIPS = {
 /** A die showing a face 1-6, a wildcard '*' (star), or hidden (null). */
 export function die(value, { counted = false, size = '' } = {}) {
   const classes = ['die', size, counted ? 'counted' : ''];
+  const label = (words) => (counted ? t('dice.counted', { die: words }) : words);
   if (value === '*') {
-    return h('span', { class: [...classes, 'die-star'], role: 'img', 'aria-label': 'wildcard star', title: 'Wildcard *' }, '★');
+    return h('span', { class: [...classes, 'die-star'], role: 'img', 'aria-label': label(t('dice.star')), title: t('dice.starTitle') }, '★');
   }
   if (!PIPS[value]) {
-    return h('span', { class: [...classes, 'die-hidden'], role: 'img', 'aria-label': 'hidden die' });
+    return h('span', { class: [...classes, 'die-hidden'], role: 'img', 'aria-label': t('dice.hidden') });
   }
-  return h('span', { class: [...classes, `die-${value}`], role: 'img', 'aria-label': `die showing ${value}`, dataset: { face: String(value) } },
+  return h('span', { class: [...classes, `die-${value}`], role: 'img', 'aria-label': label(t('dice.showing', { face: value })), dataset: { face: String(value) } },
     PIPS[value].map((p) => h('i', { class: `pip p${p}` })));
 }
 
@@ -31,41 +33,48 @@ export function diceRow(values, { counted = [], size = '', shown = [] } = {}) {
     const node = die(v, { counted: Boolean(counted[i]), size });
     if (shown[i]) {
       node.classList.add('is-shown');
-      node.title = `${node.title || node.getAttribute('aria-label')} (shown)`;
+      const words = t('dice.shownSuffix', { die: node.getAttribute('aria-label') });
+      node.title = words;
+      node.setAttribute('aria-label', words);
     }
     return node;
   }));
 }
 
-/** A row of n hidden dice (another player's cup). */
+/** A row of n hidden dice (another player's cup): one image named "5 hidden dice". */
 export function hiddenDice(n, size = 'small') {
-  return h('span', { class: 'dice-row' }, Array.from({ length: n }, () => die(null, { size })));
+  return h('span', { class: 'dice-row', role: 'img', 'aria-label': t('dice.hiddenCount', { count: n }) },
+    Array.from({ length: n }, () => {
+      const node = die(null, { size });
+      node.removeAttribute('role');
+      node.removeAttribute('aria-label');
+      return node;
+    }));
 }
 
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine',
-  'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen',
-  'nineteen', 'twenty'];
-const FACE_SINGULAR = { 1: 'one', 2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six' };
-const FACE_PLURAL = { 1: 'ones', 2: 'twos', 3: 'threes', 4: 'fours', 5: 'fives', 6: 'sixes' };
-
+/** A number in words where the language has them (up to twenty), else in digits. */
 export function numberWord(n) {
-  return NUMBER_WORDS[n] ?? String(n);
+  const words = tList('dice.numbers');
+  return words[n] ?? formatNumber(n);
 }
 
 /** "four threes", "one six"; a bid on stars reads "three stars". */
 export function bidWords(quantity, face) {
-  if (face === '*') return `${numberWord(quantity)} ${quantity === 1 ? 'star' : 'stars'}`;
-  return `${numberWord(quantity)} ${quantity === 1 ? FACE_SINGULAR[face] : FACE_PLURAL[face]}`;
+  const faceKey = face === '*' ? 'dice.face.star' : `dice.face.${face}`;
+  return t('dice.bid', { count: quantity, number: numberWord(quantity), face: t(faceKey, { count: quantity }) });
 }
 
 /** "four 3s", "one 5", "three stars". */
 export function bidWordsShort(quantity, face) {
-  if (face === '*') return bidWords(quantity, face);
-  return `${numberWord(quantity)} ${face}${quantity === 1 ? '' : 's'}`;
+  if (face === '*') return t('dice.starShort', { count: quantity, number: numberWord(quantity) });
+  return t('dice.bidShort', { count: quantity, number: numberWord(quantity), face: String(face) });
 }
 
-/** A compact bid badge: "4 ×" followed by a die. */
+/** A compact bid badge: "4 ×" followed by a die (named in words for screen readers). */
 export function bidBadge(bid, size = 'small') {
-  return h('span', { class: 'bid-badge', title: bidWords(bid.quantity, bid.face) },
-    h('span', { class: 'bid-qty' }, String(bid.quantity), '×'), die(bid.face, { size }));
+  const words = bidWords(bid.quantity, bid.face);
+  const face = die(bid.face, { size });
+  face.setAttribute('aria-hidden', 'true');
+  return h('span', { class: 'bid-badge', title: words, role: 'img', 'aria-label': words },
+    h('span', { class: 'bid-qty', 'aria-hidden': 'true' }, String(bid.quantity), '×'), face);
 }

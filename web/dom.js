@@ -56,14 +56,53 @@ export function mount(el, ...children) {
 
 const panelKeys = new WeakMap();
 
+/** What names a control across a redraw: its test id and the data that tells equal ones apart. */
+export function focusKey(el) {
+  if (!el || !el.dataset || !el.dataset.testid) return null;
+  const { testid, playerId, index, face } = el.dataset;
+  return { testid, playerId, index, face };
+}
+
+function selectorOf(key) {
+  let selector = `[data-testid='${CSS.escape(key.testid)}']`;
+  for (const [name, attr] of [['playerId', 'data-player-id'], ['index', 'data-index'], ['face', 'data-face']]) {
+    if (key[name] !== undefined) selector += `[${attr}='${CSS.escape(key[name])}']`;
+  }
+  return selector;
+}
+
+/** Whether a control can take the focus now. */
+export function focusable(el) {
+  return Boolean(el && el.isConnected && !el.disabled && !el.closest('[hidden]') && el.getClientRects().length);
+}
+
+/**
+ * Put the focus back on the same control after a redraw (issue 28: focus never drops to the
+ * top of the page): the control with the same key, else the first of `fallbacks` (selectors)
+ * that can take it, else the container's `[data-focus-fallback]`.
+ */
+export function refocus(root, key, fallbacks = []) {
+  const same = key ? root.querySelector(selectorOf(key)) : null;
+  if (focusable(same)) { same.focus({ preventScroll: false }); return same; }
+  for (const selector of [...fallbacks, '[data-focus-fallback]']) {
+    const el = root.querySelector(selector);
+    if (focusable(el)) { el.focus(); return el; }
+  }
+  return null;
+}
+
 /**
  * Re-render a container only when its key changed, so that inputs the user is
- * typing into survive unrelated pushes.
+ * typing into survive unrelated pushes. The focus, if it was inside, stays on the same control.
  */
 export function panel(container, key, build) {
   if (panelKeys.get(container) === key) return false;
   panelKeys.set(container, key);
+  const active = document.activeElement;
+  const inside = active && active !== document.body && container.contains(active);
+  const was = inside ? focusKey(active) : null;
   mount(container, build());
+  if (inside && !container.contains(document.activeElement)) refocus(container, was);
   return true;
 }
 

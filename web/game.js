@@ -2,33 +2,44 @@
 
 import { h, mount, panel } from './dom.js';
 import { api } from './api.js';
-import { attempt, hooks, roomCall, state } from './core.js';
+import { attempt, hooks, keepFocus, roomCall, state } from './core.js';
 import { eloPreviewCard, resultsCard } from './results.js';
 import { botMark } from './settings.js';
 import { initial } from './text.js';
-import { actionPath, capitalize, countdown, isActive, myPlayer, turnClock } from './play.js';
+import { actionPath, countdown, isActive, myPlayer, turnClock } from './play.js';
 import { roomSystem } from './systems/index.js';
+import { t, tNodes } from './i18n/index.js';
+import { clockCalled } from './table.js';
+import { selectionOf } from './store.js';
+import { countdownBanner, inCountdown } from './quickplay.js';
 
 // The screen is shared; what depends on the rules (the bid panel, the dice or lives on a card,
 // the reveal, the words) comes from the room's system module (systems/<rules>.js).
+
+/** A bot level in words (an unknown level as the server named it). */
+function levelWords(level) {
+  return ['strong', 'medium', 'easy'].includes(level) ? t(`waiting.level.${level}`) : String(level);
+}
 
 // ---- the bid slot -------------------------------------------------------------
 
 /** Between rounds and during the final reveal: one short line, not a big empty card. */
 function idleBidPanel(room, mine = myPlayer(room)) {
   const g = room.game;
-  const { round } = roomSystem(room).terms;
+  const { terms } = roomSystem(room);
   const note = g.phase === 'break'
-    ? [`${capitalize(round)} ${g.round} is over. Next ${round} in `, countdown(g.break && g.break.deadline)]
-    : ['Final reveal: results in a moment…'];
-  const role = !mine ? ' You are watching.' : !isActive(mine) ? ' You keep watching.' : '';
+    ? tNodes(terms.roundOver, { n: g.round, time: countdown(g.break && g.break.deadline) })
+    : [t('game.finalRevealSoon')];
+  const role = !mine ? t('game.youWatch') : !isActive(mine) ? t('game.youKeepWatching') : '';
   return h('section', { class: 'card bid-panel is-idle', testid: 'bid-panel', dataset: { phase: g.phase } },
-    h('p', { class: 'idle-line' }, note, role));
+    h('p', { class: 'idle-line', testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, note, role ? [' ', role] : null));
 }
 
 function bidPanel(room) {
   if (room.game.phase !== 'bidding') return idleBidPanel(room);
-  return roomSystem(room).panel(room, { countdown, active: isActive(myPlayer(room)) });
+  const system = roomSystem(room);
+  // The system receives its own part of the selection (web/store.js), nothing else of the state.
+  return system.panel(room, { countdown, active: isActive(myPlayer(room)), selection: selectionOf(system.rules) });
 }
 
 // ---- player cards -----------------------------------------------------------
@@ -50,21 +61,24 @@ function playerCard(room, player) {
     h('span', { class: ['avatar', bot ? 'avatar-bot' : ''], 'aria-hidden': 'true' }, bot ? botMark(player) : initial(player.name)),
     h('span', { class: 'player-card-name' },
       h('strong', {}, player.name),
-      isMe ? h('span', { class: 'pill pill-me' }, 'You') : null,
-      bot ? h('span', { class: 'pill pill-muted' }, player.level ? `bot · ${player.level}` : 'bot') : null),
+      isMe ? h('span', { class: 'pill pill-me' }, t('game.you')) : null,
+      bot ? h('span', { class: 'pill pill-muted' }, player.level ? t('game.botLevel', { level: levelWords(player.level) }) : t('game.bot')) : null),
     parts.count),
-  h('div', { class: 'player-card-dice' }, parts.dice),
+  h('div', { class: 'player-card-dice' }, parts.dice,
+    // Your dice as text, for screen readers (the faces above are pictures).
+    isMe && !out && Array.isArray(me.dice) && me.dice.length
+      ? h('span', { class: 'sr-only', testid: 'my-dice-text' }, t('game.yourDiceLine', { list: me.dice.map(String) })) : null),
   h('div', { class: 'player-card-foot' },
     parts.bid,
-    onTurn ? h('span', { class: 'turn-chip' }, isMe ? 'Your turn' : 'Thinking', turnClock(g.turn)) : null,
-    agreed ? h('span', { class: 'pill pill-ok' }, 'Agreed ✓') : null,
-    player.rank ? h('span', { class: 'pill pill-muted' }, `Rank #${player.rank}`) : null));
+    onTurn ? h('span', { class: 'turn-chip' }, isMe ? t('game.yourTurn') : t('game.thinking'), turnClock(g.turn)) : null,
+    agreed ? h('span', { class: 'pill pill-ok' }, t('game.agreed')) : null,
+    player.rank ? h('span', { class: 'pill pill-muted' }, t('game.rank', { n: player.rank })) : null));
 }
 
 function playersPanel(room) {
   const players = [...(room.players || [])].sort((a, b) => a.seat - b.seat);
   return h('section', { class: 'card players-panel', testid: 'player-cards' },
-    h('h2', {}, 'Players'),
+    h('h2', {}, t('game.players')),
     h('ul', { class: 'player-cards' }, players.map((p) => playerCard(room, p))));
 }
 
@@ -87,6 +101,7 @@ async function setContinueMode(mode, button) {
     hooks.render();
     if (body.room_id) hooks.refreshRoom();
   }
+  keepFocus(button);
 }
 
 function resignControl(room) {
@@ -98,11 +113,16 @@ function resignControl(room) {
       const confirm = h('button', {
         class: 'btn btn-danger btn-small', testid: 'resign-confirm',
         onclick: (event) => roomCall('POST', actionPath(room), { type: 'resign' }, event.currentTarget),
-      }, 'Yes, resign');
-      const cancel = h('button', { class: 'btn btn-ghost btn-small', testid: 'resign-cancel', onclick: () => mount(box, ask) }, 'Cancel');
-      mount(box, h('span', { class: 'small' }, 'Resign this game? '), confirm, cancel);
+      }, t('game.yesResign'));
+      const cancel = h('button', {
+        class: 'btn btn-ghost btn-small', testid: 'resign-cancel',
+        onclick: () => { mount(box, ask); ask.focus(); },
+      }, t('common.cancel'));
+      mount(box, h('span', { class: 'small' }, t('game.resignQ'), ' '), confirm, cancel);
+      // Focus moves to the question's safe answer.
+      cancel.focus();
     },
-  }, 'Resign');
+  }, t('game.resign'));
   void g;
   return mount(box, ask);
 }
@@ -110,17 +130,17 @@ function resignControl(room) {
 function metricsPanel(room) {
   const g = room.game;
   const mine = myPlayer(room);
-  let timeLabel = 'Time';
+  let timeLabel = t('game.time');
   let deadline = null;
-  if (g.phase === 'bidding' && g.turn) { timeLabel = 'Turn time'; deadline = g.turn.deadline; }
-  if (g.phase === 'break' && g.break) { timeLabel = 'Break'; deadline = g.break.deadline; }
+  if (g.phase === 'bidding' && g.turn) { timeLabel = t('game.turnTime'); deadline = g.turn.deadline; }
+  if (g.phase === 'break' && g.break) { timeLabel = t('game.break'); deadline = g.break.deadline; }
   const metric = (label, value, testid) => h('div', { class: 'metric', testid },
     h('span', { class: 'metric-label' }, label), h('span', { class: 'metric-value' }, value));
   const terms = roomSystem(room).terms;
   const parts = [
-    metric(capitalize(terms.round), String(g.round), 'metric-round'),
-    metric(timeLabel, g.phase === 'final_reveal' ? 'Final reveal' : countdown(deadline, 'big'), 'metric-time'),
-    metric(`${capitalize(terms.pieces)} in play`, String(g.total_dice), 'metric-dice'),
+    metric(t(terms.Round), String(g.round), 'metric-round'),
+    metric(timeLabel, g.phase === 'final_reveal' ? t('game.finalReveal') : countdown(deadline, 'big'), 'metric-time'),
+    metric(t(terms.piecesInPlay), String(g.total_dice), 'metric-dice'),
   ];
   if (mine && state.user) {
     const mode = continueMode();
@@ -132,15 +152,15 @@ function metricsPanel(room) {
     let agree = null;
     if (g.phase === 'break' && isActive(mine)) {
       agree = agreed
-        ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, 'Agreed ✓')
+        ? h('span', { class: 'pill pill-ok', testid: 'agreed' }, t('game.agreed'))
         : h('button', {
           class: 'btn btn-primary btn-small', testid: 'agree',
-          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget),
-        }, 'Agree to next round');
+          onclick: (event) => roomCall('POST', actionPath(room), { type: 'agree' }, event.currentTarget, { focusAfter: ["[data-testid='continue-manual']"] }),
+        }, t('game.agree'));
     }
     parts.push(h('div', { class: 'metric metric-continue', testid: 'metric-continue' },
-      h('span', { class: 'metric-label' }, 'Continue'),
-      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Continue mode' }, seg('auto', 'Auto'), seg('manual', 'Manual')),
+      h('span', { class: 'metric-label' }, t('game.continue')),
+      h('div', { class: 'segmented', role: 'group', 'aria-label': t('game.continueMode') }, seg('auto', t('game.auto')), seg('manual', t('game.manual'))),
       agree));
   }
   if (mine && isActive(mine) && room.status === 'playing') parts.push(resignControl(room));
@@ -154,20 +174,76 @@ function revealPanel(room) {
   const reveal = g && g.last_reveal;
   const system = roomSystem(room);
   if (!reveal) {
-    return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, 'Round reveal'),
-      h('p', { class: 'muted' }, system.terms.revealHint));
+    return h('section', { class: 'card reveal-panel', testid: 'reveal' }, h('h2', {}, t(system.terms.revealTitle)),
+      h('p', { class: 'muted' }, t(system.terms.revealHint)));
   }
   const previous = g.phase === 'bidding' && reveal.round < g.round;
-  return system.reveal(room, reveal, { previous });
+  return system.reveal(room, reveal, { previous, byClock: clockCalled(room, reveal.round) });
 }
 
 // ---- screen -----------------------------------------------------------------
 
+// ---- the round that put you out (issue 28 defect 1) -------------------------------------
+//
+// Lose your last die while others play on: the rest of the game (bots only) can be over in the
+// same push, and the view's reveal is the last round's. The round that put you out then gets
+// its moment before the results: its reveal (from the hand history), until OUT_MS pass or the
+// player goes on.
+
+const OUT_MS = 8000;
+const out = { roomId: null, sawPlay: false, asked: false, reveal: null, until: 0 };
+
+function outReveal(room) {
+  if (out.roomId !== room.id) Object.assign(out, { roomId: room.id, sawPlay: false, asked: false, reveal: null, until: 0 });
+  if (room.status === 'playing') out.sawPlay = true;
+  const mine = myPlayer(room);
+  if (room.status !== 'finished' || !out.sawPlay || !mine || !mine.eliminated) return null;
+  const last = room.game && room.game.last_reveal;
+  if (last && (last.eliminated || []).includes(mine.id)) return null; // the last reveal is that round
+  if (!out.asked) {
+    out.asked = true;
+    out.until = Date.now() + OUT_MS;
+    api('GET', `/rooms/${encodeURIComponent(room.id)}/history`).then((history) => {
+      const record = (history.rounds || []).find((r) => r.reveal && (r.reveal.eliminated || []).includes(mine.id));
+      if (record && out.roomId === room.id) {
+        out.reveal = record.reveal;
+        out.until = Date.now() + OUT_MS;
+        hooks.render();
+        setTimeout(() => hooks.render(), OUT_MS + 50);
+      } else {
+        out.until = 0;
+        hooks.render();
+      }
+    }).catch(() => { out.until = 0; hooks.render(); });
+  }
+  if (Date.now() >= out.until) return null;
+  return out.reveal || 'pending';
+}
+
+function outPanel(room, reveal) {
+  const go = h('button', {
+    class: 'btn btn-primary', type: 'button', testid: 'see-results',
+    onclick: () => { out.until = 0; hooks.render(); document.querySelector("[data-testid='final-results'] h2")?.focus(); },
+  }, t('game.seeResults'));
+  queueMicrotask(() => { if (go.isConnected) go.focus(); });
+  return h('section', { class: 'card out-round', testid: 'out-reveal', dataset: { round: String(reveal.round) } },
+    h('h2', {}, t('game.outTitle')),
+    h('p', { class: 'muted' }, t('game.outNote')),
+    roomSystem(room).reveal(room, reveal, { previous: false }),
+    h('div', { class: 'button-row' }, go));
+}
+
 function bannerPanel(room) {
   const g = room.game;
+  const mineOut = outReveal(room);
+  if (mineOut === 'pending') {
+    return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
+  }
+  if (mineOut) return outPanel(room, mineOut);
   if (room.status === 'finished') return resultsCard(room);
+  if (inCountdown(room)) return countdownBanner(room);
   if (g && g.phase === 'final_reveal') {
-    return h('section', { class: 'card banner', testid: 'final-reveal' }, h('strong', {}, 'Final reveal'), ' — results in a moment…');
+    return h('section', { class: 'card banner', testid: 'final-reveal', role: 'status' }, h('strong', {}, t('game.finalBanner')));
   }
   return null;
 }
@@ -191,7 +267,8 @@ export function renderGame(container, room) {
   const g = room.game;
   const me = room.me || {};
   const finished = room.status === 'finished' || !g;
-  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id]), () => bannerPanel(room));
+  const outKey = outReveal(room);
+  panel(slot('banner'), JSON.stringify([room.status, g && g.phase, room.results, room.players, room.recreated_as, me.player_id, outKey, inCountdown(room)]), () => bannerPanel(room));
   slot('row').hidden = finished;
   if (!finished) {
     const turn = g.turn || {};
@@ -202,5 +279,6 @@ export function renderGame(container, room) {
   }
   panel(slot('reveal'), JSON.stringify([g && g.last_reveal, g && g.round, g && g.phase, room.players, room.settings && room.settings.rules]), () => (g ? revealPanel(room) : null));
   panel(slot('extras'), JSON.stringify([room.status, me.player_id, room.players]),
-    () => (!finished && me.player_id ? eloPreviewCard(room, { collapsible: true }) : null));
+    // No preview of rating changes in a game that changes no rating (issue 28 defect 8).
+    () => (!finished && me.player_id && room.rated !== false ? eloPreviewCard(room, { collapsible: true }) : null));
 }

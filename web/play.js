@@ -3,6 +3,7 @@
 import { h } from './dom.js';
 import { serverNow } from './api.js';
 import { formatSeconds, playerById } from './core.js';
+import { capitalize as capitalizeWords, t } from './i18n/index.js';
 
 export function actionPath(room) {
   return `/rooms/${encodeURIComponent(room.id)}/actions`;
@@ -17,12 +18,11 @@ export function isActive(player) {
   return Boolean(player && !player.eliminated && !player.resigned && player.dice_count > 0);
 }
 
-export function capitalize(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
+export const capitalize = capitalizeWords;
 
+/** "1 die", "2 dice" (and "1 dado", "2 dados"). */
 export function diceWord(n) {
-  return `${n} ${n === 1 ? 'die' : 'dice'}`;
+  return t('dice.dice', { count: n });
 }
 
 /** A live countdown to an ISO deadline (the app's timer loop updates it). */

@@ -9,13 +9,14 @@ import { decorate, displayRoom } from './table.js';
 import { hostPlayer, renderWaiting, shareUrl } from './waiting.js';
 import { rulesLabel } from './settings.js';
 import { defaultSystem } from './systems/index.js';
+import { t } from './i18n/index.js';
 
 let els = null;
 
 /** Build the room screen skeleton for state.roomId. */
 export function renderRoomScreen(container) {
   const head = h('div', { class: 'room-head' });
-  const body = h('div', { class: 'room-body' }, h('div', { class: 'card loading' }, 'Loading room…'));
+  const body = h('div', { class: 'room-body' }, h('div', { class: 'card loading', role: 'status' }, t('room.loading')));
   const chat = h('div', { class: 'room-chat' });
   els = { head, body, chat, roomId: state.roomId, signedAs: state.user ? state.user.id : null };
   mount(container, h('div', { class: 'room-screen', testid: 'room-screen', dataset: { roomId: state.roomId } }, head, body, chat));
@@ -23,11 +24,11 @@ export function renderRoomScreen(container) {
 }
 
 function headPanel(room) {
-  const statusLabel = { waiting: 'Waiting for players', playing: 'In play', finished: 'Finished', closed: 'Closed' }[room.status] || room.status;
+  const statusLabel = ['waiting', 'playing', 'finished', 'closed'].includes(room.status) ? t(`room.status.${room.status}`) : room.status;
   const host = hostPlayer(room);
   return h('div', { class: 'room-head-inner' },
-    h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, '← Lobby'),
-    h('h1', {}, host ? `${host.name}'s room` : 'Room'),
+    h('a', { class: 'back-link', href: '#/', testid: 'back-to-lobby' }, h('span', { 'aria-hidden': 'true' }, '← '), t('room.back')),
+    h('h1', {}, host ? t('room.title', { name: host.name }) : t('room.titlePlain')),
     h('span', { class: ['pill', `pill-${room.status}`], testid: 'room-status', dataset: { status: room.status } }, statusLabel),
     room.settings && room.settings.rules && room.settings.rules !== defaultSystem().rules ? h('span', { class: 'pill pill-muted', testid: 'room-rules' }, rulesLabel(room.settings.rules)) : null,
     h('span', { class: 'room-head-actions' },
@@ -41,11 +42,11 @@ function headPanel(room) {
           const input = chat.querySelector('input');
           if (input) input.focus({ preventScroll: true });
         },
-      }, 'Chat'),
+      }, t('room.chat')),
       room.status !== 'closed' ? h('button', {
         class: 'btn btn-ghost btn-small share-button', testid: 'share-room', type: 'button',
         onclick: () => shareRoom(room),
-      }, 'Share link') : null));
+      }, t('room.shareLink')) : null));
 }
 
 /** Share the room's link: the phone's share sheet, else the clipboard; always say what happened. */
@@ -53,7 +54,7 @@ async function shareRoom(room) {
   const url = shareUrl(room);
   if (navigator.share) {
     try {
-      await navigator.share({ title: 'Liar\'s Lies', url });
+      await navigator.share({ title: t('app.name'), url });
       return;
     } catch (err) {
       if (err && err.name === 'AbortError') return;
@@ -61,9 +62,9 @@ async function shareRoom(room) {
   }
   try {
     await navigator.clipboard.writeText(url);
-    toast('Link copied: send it to a friend (they sign in with an account to join).', 'info');
+    toast(t('room.copied'), 'info');
   } catch {
-    window.prompt('Copy this link and send it to a friend:', url);
+    window.prompt(t('room.copyPrompt'), url);
   }
 }
 
@@ -78,9 +79,9 @@ export function updateRoomScreen(container) {
   } else if (room.status === 'closed') {
     els.body.dataset.kind = 'closed';
     mount(els.body, h('section', { class: 'card notice', testid: 'room-closed' },
-      h('p', {}, 'This room is closed.'),
-      room.recreated_as ? h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}` }, 'Go to the new room') : null,
-      h('a', { class: 'btn btn-ghost', href: '#/' }, 'Back to lobby')));
+      h('p', {}, t('room.closed')),
+      room.recreated_as ? h('a', { class: 'btn btn-primary', href: `#/rooms/${encodeURIComponent(room.recreated_as)}` }, t('room.goNew')) : null,
+      h('a', { class: 'btn btn-ghost', href: '#/' }, t('common.backToLobby'))));
   } else {
     // The live table: the room as it stands at this moment of the push's events.
     const shown = displayRoom(room);
@@ -96,5 +97,5 @@ export function showRoomError(container, message) {
   // One message: no chat beside a room that is not there.
   els.chat.hidden = true;
   mount(els.body, h('section', { class: 'card notice', testid: 'room-error' }, h('p', {}, message),
-    h('a', { class: 'btn btn-secondary', href: '#/' }, 'Back to lobby')));
+    h('a', { class: 'btn btn-secondary', href: '#/' }, t('common.backToLobby'))));
 }

@@ -1,16 +1,27 @@
 // Room settings: labels, allowed values (docs/API.md, "Settings"), form fields and summaries.
 
 import { h } from './dom.js';
-import { defaultSystem, systemOf, systems } from './systems/index.js';
+import { defaultSystem, systemLabel, systemOf, systems } from './systems/index.js';
+import { t } from './i18n/index.js';
 
-/** Settings every room has, whatever its rules (a system's own fields come from its module). */
+/**
+ * Settings every room has, whatever its rules (a system's own fields come from its module).
+ * A field's `label` and each option's label are catalogue keys; an option may carry the params
+ * of its words: [value, key, params].
+ */
+const SECONDS = (values) => values.map((n) => [n, 'settings.seconds', { n }]);
 const SHARED_FIELDS = [
-  { name: 'turn_seconds', label: 'Time per turn', default: 30, options: [[15, '15 s'], [30, '30 s'], [60, '60 s']] },
-  { name: 'break_seconds', label: 'Break between rounds', default: 60, options: [[30, '30 s'], [60, '60 s'], [120, '120 s']] },
-  { name: 'joining', label: 'Joining', default: 'open', options: [['open', 'Open'], ['approval', 'Host approval'], ['passcode', '4-digit passcode']] },
+  { name: 'turn_seconds', label: 'settings.turn_seconds', default: 30, options: SECONDS([15, 30, 60]) },
+  { name: 'break_seconds', label: 'settings.break_seconds', default: 60, options: SECONDS([30, 60, 120]) },
+  { name: 'joining', label: 'settings.joining', default: 'open', options: [['open', 'settings.joining.open'], ['approval', 'settings.joining.approval'], ['passcode', 'settings.joining.passcode']] },
 ];
 
-const RULES_LABEL = 'Rules';
+const RULES_LABEL = 'settings.rules';
+
+/** An option's words. */
+function optionWords([, key, params]) {
+  return t(key, params || {});
+}
 
 /** The settings of a new room: the default system's fields and the shared ones, at their defaults. */
 export function defaultSettings() {
@@ -35,16 +46,17 @@ function applies(name, rules) {
 
 export function rulesLabel(value) {
   const found = systems().find((s) => s.rules === value);
-  return found ? found.label : String(value ?? defaultSystem().label);
+  return found ? systemLabel(found) : String(value ?? systemLabel(defaultSystem()));
 }
 
 function rulesHelp(value) {
-  return systemOf(value).summary;
+  const system = systemOf(value);
+  return t(`${system.rules}.summary`);
 }
 
 function optionLabel(field, value) {
   const found = field.options.find(([v]) => String(v) === String(value));
-  return found ? found[1] : String(value ?? '—');
+  return found ? optionWords(found) : String(value ?? '—');
 }
 
 /**
@@ -56,7 +68,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
   const help = h('span', { class: 'field-help muted small', testid: `${prefix}-rules-help` }, rulesHelp(rules));
   // A system's note says which of the other systems' settings it does without.
   const notes = systems().filter((system) => system.note).map((system) => [system.rules,
-    h('p', { class: 'muted small settings-note', testid: `${prefix}-${system.rules}-note` }, system.note)]);
+    h('p', { class: 'muted small settings-note', testid: `${prefix}-${system.rules}-note` }, t(`${system.rules}.note`))]);
   const rulesId = `${prefix}-rules`;
   const rulesSelect = h('select', {
     id: rulesId, testid: rulesId, value: rules,
@@ -65,9 +77,9 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
       sync();
       onChange('rules', rules);
     },
-  }, systems().map((system) => h('option', { value: system.rules }, system.label)));
+  }, systems().map((system) => h('option', { value: system.rules }, systemLabel(system))));
   const rulesRow = h('label', { class: 'field field-wide', for: rulesId },
-    h('span', { class: 'field-label' }, RULES_LABEL), rulesSelect, help);
+    h('span', { class: 'field-label' }, t(RULES_LABEL)), rulesSelect, help);
   const fieldRows = [];
   const rows = allFields().map((field) => {
     const id = `${prefix}-${field.name}`;
@@ -81,12 +93,12 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
         const typed = kind === 'number' ? Number(raw) : kind === 'boolean' ? raw === 'true' : raw;
         onChange(field.name, typed);
       },
-    }, field.options.map(([v, label]) => h('option', { value: String(v) }, label)));
+    }, field.options.map((option) => h('option', { value: String(option[0]) }, optionWords(option))));
     if (guestRoom && field.name === 'joining') {
       select.disabled = true;
-      select.title = 'Guest rooms cannot be joined by others';
+      select.title = t('settings.guestJoining');
     }
-    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, field.label), select);
+    const row = h('label', { class: 'field', for: id }, h('span', { class: 'field-label' }, t(field.label)), select);
     fieldRows.push([field.name, row, select]);
     return row;
   });
@@ -108,10 +120,10 @@ export function settingsSummary(values) {
   const rules = values.rules ?? defaultSystem().rules;
   const fields = allFields().filter((field) => applies(field.name, rules));
   return h('dl', { class: 'settings-summary' },
-    h('dt', {}, RULES_LABEL),
+    h('dt', {}, t(RULES_LABEL)),
     h('dd', { testid: 'summary-rules', title: rulesHelp(values.rules) }, rulesLabel(rules)),
     fields.map((field) => [
-      h('dt', {}, field.label),
+      h('dt', {}, t(field.label)),
       h('dd', { testid: `summary-${field.name}` }, optionLabel(field, values[field.name] ?? field.default)),
     ]));
 }
@@ -120,9 +132,9 @@ export function settingsSummary(values) {
 export function settingsChips(values) {
   const v = values || {};
   const chips = systemOf(v.rules).chips(v);
-  if (v.joining === 'approval') chips.push('approval');
-  if (v.joining === 'passcode') chips.push('passcode');
-  return h('span', { class: 'chips' }, chips.map((c) => h('span', { class: 'chip' }, c)));
+  if (v.joining === 'approval') chips.push(t('settings.chip.approval'));
+  if (v.joining === 'passcode') chips.push(t('settings.chip.passcode'));
+  return h('span', { class: 'chips', role: 'list', 'aria-label': t('settings.chips') }, chips.map((c) => h('span', { class: 'chip', role: 'listitem' }, c)));
 }
 
 /** Short avatar mark of a bot: "B1" for "Bot 1". */

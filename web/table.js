@@ -12,6 +12,8 @@ import { h } from './dom.js';
 import { hooks, playerName, state } from './core.js';
 import { serverNow } from './api.js';
 import { roomSystem, systems } from './systems/index.js';
+import { t } from './i18n/index.js';
+import { table } from './store.js';
 
 const RECENT_MS = 4000;      // events this old when they arrive are still announced
 const HOLD_MS = 3000;        // how long a REST view ahead of the table waits for its push
@@ -35,11 +37,17 @@ const live = {
   lastShown: null,    // the view last put on screen
   holdTimer: null,
   announced: new Set(),
-  announcement: null, // {text, playerId, kind, until}
-  notice: null,       // {text, until}
+  announcement: null, // {event, room, playerId, kind, until, since}: words drawn at draw time
+  queue: [],          // announcements waiting for the one on screen to have been seen
+  notice: null,       // {event, room, until}
+  clockRounds: new Set(), // `${roomId}|${round}`: rounds whose challenge the clock made
+  loggedTurn: null,
+  queueTimer: null,
   signalledTurn: null,
   rerender: () => {},
 };
+
+table.live = live; // the store's live-table part (web/store.js)
 
 /** Install the function that redraws the room screen (app.js). */
 export function setRerender(fn) {
@@ -47,8 +55,8 @@ export function setRerender(fn) {
 }
 
 function stamp(e) {
-  const t = Date.parse(e.at);
-  return Number.isNaN(t) ? 0 : t;
+  const ms = Date.parse(e.at);
+  return Number.isNaN(ms) ? 0 : ms;
 }
 
 function clearTimers() {
@@ -58,10 +66,11 @@ function clearTimers() {
 
 function reset(roomId) {
   clearTimers();
+  flush();
   clearTimeout(live.holdTimer);
   Object.assign(live, {
     roomId, shown: null, events: [], version: -1, held: null, heldBase: null, holdTimer: null, lastShown: null,
-    announced: new Set(), announcement: null, notice: null, signalledTurn: null,
+    announced: new Set(), announcement: null, queue: [], notice: null, signalledTurn: null, loggedTurn: null,
   });
 }
 
@@ -115,7 +124,15 @@ export function onView(room, events, gap) {
  * whose turn it is; the current bid is in the bid panel).
  */
 function outdated() {
+  flush();
+}
+
+/** Drop what is on the bar and what waits for it. */
+function flush() {
   live.announcement = null;
+  live.queue = [];
+  clearTimeout(live.queueTimer);
+  live.queueTimer = null;
 }
 
 /**
@@ -140,7 +157,8 @@ function start(room, events, base) {
     if (e.t < now - RECENT_MS) {
       // Too late to play: not announced, and what is on screen from before it is outdated.
       live.announced.add(key);
-      if (isMove(e.type) || BOUNDARIES.has(e.type)) live.announcement = null;
+      if (isMove(e.type) || BOUNDARIES.has(e.type)) outdated();
+      noteClock(room, e);
       continue;
     }
     const fire = () => {
@@ -194,35 +212,116 @@ function remember(shown) {
 
 // ---- announcements ----------------------------------------------------------------
 
+/** A move's own words ("four 3s", "Liar!"): the bubble on the mover's card. */
 function moveWords(room, e) {
-  if (e.type === 'liar_called') return 'Liar!';
+  if (e.type === 'liar_called') {
+    const own = roomSystem(room).liarKey;
+    return e.by === 'timeout' ? t('table.clockLiar') : t(own || 'table.liar');
+  }
   return roomSystem(room).moveWords(e) || '';
 }
 
 /** What the game played for a player whose time ran out. */
 function actionWords(room, action) {
-  if (!action) return 'a move was played';
-  if (action.type === 'liar') return 'Liar! was called';
-  return roomSystem(room).actionWords(action) || 'a move was played';
+  if (!action) return t('table.aMove');
+  if (action.type === 'liar') return t(roomSystem(room).liarActionKey || 'table.liarWasCalled');
+  return roomSystem(room).actionWords(action) || t('table.aMove');
+}
+
+/** Remember the rounds whose Liar! the clock called (the reveal says so; docs/RULES.md). */
+function noteClock(room, e) {
+  const byClock = (e.type === 'liar_called' && e.by === 'timeout')
+    || (e.type === 'turn_timed_out' && e.action && e.action.type === 'liar');
+  if (byClock && typeof e.round === 'number') live.clockRounds.add(`${room.id}|${e.round}`);
+}
+
+/** Whether the clock called the challenge of this room's round (seen on this page). */
+export function clockCalled(room, round) {
+  return Boolean(room && live.clockRounds.has(`${room.id}|${round}`));
+}
+
+/** The words of an announcement, in the language chosen now: {text, bubble}. */
+function announcementWords(a) {
+  const { event: e, room } = a;
+  const me = room.me && room.me.player_id;
+  const name = (id) => playerName(room, id);
+  if (isMove(e.type)) {
+    const move = moveWords(room, e);
+    return { text: e.player_id === me ? t('table.moveYou', { move }) : t('table.move', { name: name(e.player_id), move }), bubble: move };
+  }
+  if (e.type === 'challenge_resolved') {
+    const system = roomSystem(room);
+    const first = system.revealWords ? system.revealWords(e) : t('table.revealCount', { count: e.count });
+    const loss = t(system.terms.loss);
+    let second;
+    if (!e.loser_id) second = t('table.nobodyLoses', { loss });
+    else second = e.loser_id === me ? t('table.youLose', { loss }) : t('table.loses', { name: name(e.loser_id), loss });
+    return { text: `${first} ${second}`, bubble: null };
+  }
+  if (e.type === 'turn_timed_out') {
+    const action = actionWords(room, e.action);
+    return { text: e.player_id === me ? t('table.timeoutYou', { action }) : t('table.timeout', { name: name(e.player_id), action }), bubble: null };
+  }
+  if (e.type === 'player_eliminated') {
+    return { text: e.player_id === me ? t('table.youOut') : t('table.out', { name: name(e.player_id) }), bubble: null };
+  }
+  return { text: '', bubble: null };
+}
+
+// ---- the log: every move, reveal and turn change, for screen readers -------------------
+
+const LOG_KEEP = 3; // lines kept: the log announces, it does not list the round's bids
+
+/** Say a line in the live region (role="log"): screen readers read each new line once. */
+export function logLine(text) {
+  const log = document.getElementById('live-log');
+  if (!log || !text) return;
+  log.append(h('p', {}, text));
+  while (log.children.length > LOG_KEEP) log.firstElementChild.remove();
+}
+
+const MIN_SHOW_MS = 1500;  // an announcement stays on the bar at least this long (defect 6 of issue 28)
+const MAX_QUEUE = 12;      // the bar lags the table by at most this many announcements
+
+function show(a) {
+  a.since = Date.now();
+  a.until = a.since + 60000;
+  live.announcement = a;
+  live.rerender();
+  schedule(MIN_SHOW_MS);
+}
+
+/** Put the next waiting announcement up once the one on screen has had its time. */
+function schedule(ms) {
+  if (live.queueTimer || !live.queue.length) return;
+  live.queueTimer = setTimeout(() => {
+    live.queueTimer = null;
+    const a = live.queue.shift();
+    if (a && live.roomId === a.room.id) show(a);
+  }, Math.max(0, ms));
 }
 
 function announce(room, e) {
-  const me = room.me && room.me.player_id;
-  const who = e.player_id === me ? 'You' : playerName(room, e.player_id);
   const now = Date.now();
-  if (isMove(e.type)) {
-    live.announcement = { text: `${who}: ${moveWords(room, e)}`, playerId: e.player_id, kind: e.type, until: now + 60000 };
-  } else if (e.type === 'turn_timed_out') {
-    const text = e.player_id === me
-      ? `Time ran out: ${actionWords(room, e.action)} for you`
-      : `Time ran out for ${playerName(room, e.player_id)}: ${actionWords(room, e.action)}`;
-    live.notice = { text, until: now + NOTICE_MS };
-  } else if (e.type === 'challenge_resolved') {
-    const loser = e.loser_id ? (e.loser_id === me ? 'You lose' : `${playerName(room, e.loser_id)} loses`) : 'Nobody loses';
-    const what = roomSystem(room).terms.loss;
-    live.announcement = { text: `Reveal: ${e.count} counted. ${loser} ${what}.`, playerId: e.loser_id, kind: e.type, until: now + 60000 };
-  } else if (e.type === 'player_eliminated') {
-    live.notice = { text: `${e.player_id === me ? 'You are' : `${playerName(room, e.player_id)} is`} out of the game.`, until: now + NOTICE_MS };
+  noteClock(room, e);
+  if (isMove(e.type) || e.type === 'challenge_resolved') {
+    const a = { event: e, room, playerId: isMove(e.type) ? e.player_id : e.loser_id, kind: e.type, until: now + 60000 };
+    logLine(announcementWords(a).text);
+    const current = live.announcement;
+    // A game's last moves play at once (a bots-only finish into the final reveal): the last
+    // one stays, and every one is in the log.
+    if (room.status !== 'playing' || (room.game && room.game.phase === 'final_reveal')) { flush(); show(a); return; }
+    // The one on screen has not been up long enough to be read: this one waits its turn.
+    if (live.queue.length || (current && current.since && now - current.since < MIN_SHOW_MS)) {
+      live.queue.push(a);
+      if (live.queue.length > MAX_QUEUE) live.queue.shift();
+      schedule(current && current.since ? current.since + MIN_SHOW_MS - now : 0);
+      return;
+    }
+    show(a);
+  } else if (e.type === 'turn_timed_out' || e.type === 'player_eliminated') {
+    live.notice = { event: e, room, until: now + NOTICE_MS };
+    logLine(announcementWords(live.notice).text);
   }
 }
 
@@ -252,19 +351,28 @@ function beep() {
   } catch { /* sound is a nicety */ }
 }
 
-const BASE_TITLE = "Liar's Lies";
-
 /** Signal the viewer's turn (title, optional sound) once per turn. */
 function signalTurn(shown) {
   const g = shown && shown.game;
   const me = shown && shown.me && shown.me.player_id;
   const mine = Boolean(g && shown.status === 'playing' && g.phase === 'bidding' && g.turn && !g.turn.thinking && g.turn.player_id === me);
-  document.title = mine ? `● Your turn · ${BASE_TITLE}` : BASE_TITLE;
+  document.title = mine ? t('app.yourTurnTitle', { app: t('app.name') }) : t('app.name');
   if (!mine) return;
   const key = `${shown.id}|${g.turn.number}`;
   if (live.signalledTurn === key) return;
   live.signalledTurn = key;
   beep();
+}
+
+/** Say whose turn it is in the log, once per change of the player on turn. */
+function logTurn(shown) {
+  const g = shown && shown.game;
+  const turn = g && shown.status === 'playing' && g.phase === 'bidding' && g.turn;
+  const key = turn && turn.player_id ? `${shown.id}|${g.round}|${turn.player_id}` : null;
+  if (!key || live.loggedTurn === key) return;
+  live.loggedTurn = key;
+  const me = shown.me && shown.me.player_id;
+  logLine(turn.player_id === me ? t('table.turnYou') : t('table.turnOf', { name: playerName(shown, turn.player_id) }));
 }
 
 // ---- the announcer bar and the card bubbles ---------------------------------------------
@@ -273,50 +381,59 @@ function soundToggle() {
   const on = soundOn();
   return h('button', {
     type: 'button', class: 'btn btn-ghost btn-small sound-toggle', testid: 'sound-toggle',
-    'aria-pressed': String(on), title: on ? 'Mute the your-turn sound' : 'Play a sound when it is your turn',
+    'aria-pressed': String(on), title: on ? t('table.muteTitle') : t('table.soundTitle'),
     onclick: () => {
       try { localStorage.setItem(SOUND_KEY, on ? 'off' : 'on'); } catch { /* private mode */ }
       live.rerender();
+      // The redraw replaced the button: keep the focus on it.
+      document.querySelector("[data-testid='sound-toggle']")?.focus();
     },
-  }, on ? '🔔 Sound on' : '🔕 Sound off');
+  }, on ? t('table.soundOn') : t('table.soundOff'));
 }
 
 function idleWords(shown) {
   const g = shown && shown.game;
   const turn = g && g.phase === 'bidding' && g.turn;
   if (!turn || !turn.player_id) return '';
-  if (turn.player_id === (shown.me && shown.me.player_id) && !turn.thinking) return 'Your turn.';
-  return `${playerName(shown, turn.player_id)} ${turn.thinking ? 'is thinking…' : 'to act.'}`;
+  if (turn.player_id === (shown.me && shown.me.player_id) && !turn.thinking) return t('table.turnYou');
+  const name = playerName(shown, turn.player_id);
+  return turn.thinking ? t('table.thinking', { name }) : t('table.toAct', { name });
 }
 
-/** Draw the announcer line and the bubble on the mover's card into the game screen. */
+/**
+ * Draw the announcer line and the bubble on the mover's card into the game screen. Words are
+ * made here, from the announcement's event, in the language chosen now.
+ */
 export function decorate(container, shown) {
   const screen = container && container.querySelector("[data-testid='game-screen']");
-  if (!screen) { document.title = BASE_TITLE; return; }
+  if (!screen) { document.title = t('app.name'); return; }
   signalTurn(shown);
+  logTurn(shown);
   const now = Date.now();
   let bar = screen.querySelector("[data-testid='announcer']");
   if (!bar) {
-    bar = h('div', { class: 'announcer', testid: 'announcer', role: 'status', 'aria-live': 'polite' });
+    // Not a live region: the log (#live-log) says each move once; this bar is for the eyes.
+    bar = h('div', { class: 'announcer', testid: 'announcer' });
     screen.prepend(bar);
   }
   const a = live.announcement && live.announcement.until > now ? live.announcement : null;
   const n = live.notice && live.notice.until > now ? live.notice : null;
+  const words = a ? announcementWords(a) : null;
   const parts = [];
-  if (n) parts.push(h('span', { class: 'timeout-notice', testid: 'timeout-notice' }, n.text));
+  if (n) parts.push(h('span', { class: 'timeout-notice', testid: 'timeout-notice' }, announcementWords(n).text));
   parts.push(h('span', { class: ['announcement', a ? `is-${a.kind}` : 'muted'], testid: 'announcement' },
-    a ? a.text : idleWords(shown)));
+    words ? words.text : idleWords(shown)));
+  const focused = document.activeElement && document.activeElement.dataset && document.activeElement.dataset.testid === 'sound-toggle';
   parts.push(soundToggle());
   bar.replaceChildren(...parts);
+  bar.dataset.queued = String(live.queue.length); // tests wait for the bar to catch up
+  if (focused) bar.querySelector("[data-testid='sound-toggle']").focus();
   if (n) setTimeout(() => live.rerender(), n.until - now + 20);
-  // the bubble: the latest move, on its mover's card
+  // the bubble: the latest move's own words, on its mover's card
   for (const old of screen.querySelectorAll("[data-testid='card-say']")) old.remove();
-  if (a && a.playerId && isMove(a.kind)) {
+  if (a && a.playerId && isMove(a.kind) && words.bubble) {
     const card = screen.querySelector(`[data-testid='player-card'][data-player-id='${CSS.escape(a.playerId)}']`);
-    if (card) {
-      const words = a.text.slice(a.text.indexOf(':') + 2);
-      card.append(h('span', { class: ['card-say', `is-${a.kind}`], testid: 'card-say' }, words));
-    }
+    if (card) card.append(h('span', { class: ['card-say', `is-${a.kind}`], testid: 'card-say', 'aria-hidden': 'true' }, words.bubble));
   }
   for (const card of screen.querySelectorAll("[data-testid='player-card']")) {
     const thinking = shown && shown.game && shown.game.turn && shown.game.turn.thinking && shown.game.turn.player_id === card.dataset.playerId;

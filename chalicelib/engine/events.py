@@ -1,5 +1,9 @@
 """Events: what happened, in the past tense, one frozen dataclass per event type.
 
+Each event is declared once: its dataclass here (or in its rule system's package) is what the
+engine builds, and ``wire_models.event_model`` publishes it (docstring, ``TYPE``, fields, with
+``Ms`` stamps as ISO 8601): the docstrings below are the published descriptions.
+
 Transitions build these and turn each into the plain dict the engine returns with
 ``record()``, the one place that serializes an event (``{"type", …}``: the fields in the
 order they are declared, epoch-ms stamps); ``views.events_for`` only writes the stamps as
@@ -12,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
+
+from .wire_models import Ms, Wire
 
 Record = dict[str, Any]
 """An event as the engine returns it."""
@@ -58,40 +64,40 @@ def record(event: Event, **stamp: Any) -> Record:
 
 @dataclass(frozen=True, slots=True)
 class GameStarted(Event):
-    """The host started the game."""
+    """Play began."""
 
     TYPE: ClassVar[str] = "game_started"
-    at: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
-    """A round began: fresh hands, ``opener_id`` to act."""
+    """A round began: everyone rolled; ``opener_id`` bids first."""
 
     TYPE: ClassVar[str] = "round_started"
     round: int
     opener_id: str
-    at: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class RoundRestarted(RoundStarted):
-    """The round in play began again after a resignation."""
+    """The round was dealt again after a resignation (bids cleared, same round number)."""
 
     TYPE: ClassVar[str] = "round_restarted"
 
 
 @dataclass(frozen=True, slots=True)
 class TurnTimedOut(Event):
-    """A turn's deadline passed: the server played ``action`` for the player."""
+    """A seat's turn deadline passed: ``action`` is the move played for it, announced next."""
 
     TYPE: ClassVar[str] = "turn_timed_out"
     player_id: str
     turn: int
     round: int
-    action: Mapping[str, Any]
-    by: str
-    at: int
+    action: Annotated[Mapping[str, Any], Wire("TimeoutAction")]
+    by: Annotated[str, Wire(Literal["timeout"])]
+    at: Ms
 
     def body(self) -> Record:
         """The action is copied, so the record never shares it."""
@@ -102,79 +108,95 @@ class TurnTimedOut(Event):
 
 @dataclass(frozen=True, slots=True)
 class ChallengeResolved(Event):
-    """The round was decided: the count, who lost (``None``: nobody) and who won."""
+    """The round is decided: the full reveal is the view's ``game.last_reveal``."""
 
     TYPE: ClassVar[str] = "challenge_resolved"
     round: int
     count: int
     loser_id: str | None
     winner_id: str
-    at: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
-    """A player lost their last die (or life) and took ``rank``."""
+    """A seat lost its last die (or life) and takes the lowest free rank."""
 
     TYPE: ClassVar[str] = "player_eliminated"
     player_id: str
-    rank: int | None
-    at: int
+    round: int
+    rank: Annotated[int | None, Wire(int)]
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class FinalRevealStarted(Event):
-    """The deciding reveal shows until ``deadline``, then results."""
+    """One player has dice left: the deciding reveal shows until ``deadline``."""
 
     TYPE: ClassVar[str] = "final_reveal_started"
-    deadline: int
-    at: int
+    round: int
+    deadline: Ms
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class BreakStarted(Event):
-    """A break between rounds began; it ends at ``deadline`` or when everyone agreed."""
+    """The break between rounds began; it ends at ``deadline`` or when everyone agreed."""
 
     TYPE: ClassVar[str] = "break_started"
-    deadline: int
-    at: int
+    round: int
+    deadline: Ms
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class BreakEnded(Event):
-    """The break's deadline passed."""
+    """The break's deadline passed (the next round starts)."""
 
     TYPE: ClassVar[str] = "break_ended"
-    at: int
+    round: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class Agreed(Event):
-    """A player agreed to start the next round."""
+    """A player agreed to start the next round (Auto players and bots agree silently)."""
 
     TYPE: ClassVar[str] = "agreed"
     player_id: str
+    round: int
     by: str
-    at: int
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerResigned(Event):
-    """A player resigned and took ``rank``."""
+    """A seat resigned and takes the lowest free rank."""
 
     TYPE: ClassVar[str] = "player_resigned"
     player_id: str
-    rank: int | None
+    round: int
+    rank: Annotated[int | None, Wire(int)]
     by: str
-    at: int
+    at: Ms
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReplaced(Event):
+    """A quick-play seat left during the countdown and a bot of ``level`` took it."""
+
+    TYPE: ClassVar[str] = "player_replaced"
+    player_id: str
+    level: str
+    at: Ms
 
 
 @dataclass(frozen=True, slots=True)
 class GameFinished(Event):
-    """The game is over; ``winner_id`` ranked first."""
+    """Results are published (the view's ``results``)."""
 
     TYPE: ClassVar[str] = "game_finished"
-    at: int
+    at: Ms
     winner_id: str | None
 
 
@@ -185,10 +207,22 @@ class GameFinished(Event):
 class Move(Event):
     """A turn action's event (the flow adds ``round``, ``by`` and ``at``)."""
 
+    MOVE: ClassVar[bool] = True
+
 
 @dataclass(frozen=True, slots=True)
 class BidPlaced(Move):
-    """A bid (or claim) was made; ``bid`` is what it said, as every viewer sees it."""
+    """A bid or claim, with what it said (announced once, in the push of the change that made it).
+
+    Classic and Wild Stars: ``quantity`` and ``face`` (``"*"`` for a bid on stars). Wild Stars
+    adds ``show`` (the dice set out in the open with this bid, now public) and ``reroll``
+    (whether the rest of the cup was rerolled). Poker Liar Dice: ``hand`` (the five faces the
+    claim stands for) and ``category``; ``exposed`` / ``unexposed`` when the claim set cup
+    positions out in the open or took them back (as ``dice_rerolled`` announces a reroll's).
+    """
+
+    # The engine holds ``bid`` (the rule system's ``bid_view`` and extras); its fields stand at
+    # the top level of the event, published as the systems declare them (``SystemWire``).
 
     TYPE: ClassVar[str] = "bid_placed"
     bid: Mapping[str, Any] = field(default_factory=dict)
@@ -200,7 +234,7 @@ class BidPlaced(Move):
 
 @dataclass(frozen=True, slots=True)
 class LiarCalled(Move):
-    """Liar! was called on the current bid (or claim)."""
+    """Liar! on the current bid or claim; the reveal follows (``challenge_resolved``)."""
 
     TYPE: ClassVar[str] = "liar_called"
     player_id: str

@@ -40,6 +40,7 @@ from .events import (
     GameFinished,
     GameStarted,
     PlayerEliminated,
+    PlayerReplaced,
     PlayerResigned,
     RoundRestarted,
     RoundStarted,
@@ -57,7 +58,7 @@ from .model import (
     Room,
     Status,
 )
-from .systems import TURN_ACTIONS, rule_system
+from .systems import TURN_ACTIONS, command_of, rule_system
 
 Event = dict[str, Any]
 """An event as transitions return it (``events.record`` of an event dataclass)."""
@@ -231,14 +232,15 @@ def _begin_final_reveal(room: Room, reveal: Reveal | None, at: int, events: list
         reveal.final = True
     game.phase = Phase.FINAL_REVEAL
     game.deadline = deadline = at + FINAL_REVEAL_MS
-    events.append(record(FinalRevealStarted(deadline, at)))
+    events.append(record(FinalRevealStarted(game.round, deadline, at)))
 
 
 def _eliminate(room: Room, player: Player, at: int, events: list[Event]) -> None:
     player.rank = _lowest_free_rank(room)
     player.eliminated = True
     player.dice_count = 0
-    events.append(record(PlayerEliminated(player.id, player.rank, at)))
+    assert room.game is not None
+    events.append(record(PlayerEliminated(player.id, room.game.round, player.rank, at)))
 
 
 def _all_agreed(room: Room) -> bool:
@@ -316,9 +318,8 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
             _apply_turn_action(room, player, action, roller, at, events, by="bot")
         except DomainError:
             # a bot must never stall a game: fall back to the timeout action
-            _apply_turn_action(
-                room, player, rules.timeout_action(room), roller, at, events, by="bot"
-            )
+            fallback = {**rules.timeout_action(room), "turn": room.game.turn}
+            _apply_turn_action(room, player, fallback, roller, at, events, by="bot")
         guard += 1
         if guard > MAX_ADVANCE_STEPS:
             raise AssertionError("bots did not finish")
@@ -330,17 +331,22 @@ def _run_bots(room: Room, roller: Roller, at: int, events: list[Event]) -> None:
 def _apply_turn_action(
     room: Room,
     player: Player,
-    action: dict[str, Any],
+    action: Command | dict[str, Any],
     roller: Roller,
     at: int,
     events: list[Event],
     *,
     by: str,
 ) -> None:
-    """Apply the acting player's turn action (the rule system validates and decides it)."""
+    """Apply the acting player's turn action (the rule system validates and decides it).
+
+    A bot's action comes in its plain form and is parsed into its command here (a malformed
+    one is refused like a client's, and the bot falls back to the timeout action).
+    """
     game = room.game
     assert game is not None
-    outcome = rule_system(room.settings.rules).turn_action(room, player, action, roller)
+    command = action if isinstance(action, Command) else command_of(action)
+    outcome = rule_system(room.settings.rules).turn_action(room, player, command, roller)
     for move in outcome.events:
         events.append(record(move, round=game.round, by=by, at=at))
     if outcome.bid is not None:
@@ -392,7 +398,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
     # Bots and Auto players agree at once; eliminated and resigned players have no vote.
     game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]
-    events.append(record(BreakStarted(deadline, at)))
+    events.append(record(BreakStarted(game.round, deadline, at)))
     _maybe_end_break(room, roller, at, events)
 
 
@@ -423,6 +429,27 @@ def start_game(
     _start_round(room, opener, roller, now, events)
     _run_bots(room, roller, now, events)
     _settle(room, events)
+    return events
+
+
+def replace_with_bot(
+    room: Room, player_id: str, level: str, name: str, roller: Roller, at: int
+) -> list[Event]:
+    """A bot of ``level`` takes over the seat ``player_id`` (a quick-play seat left in the
+    countdown): same dice, same place; it plays at once if the turn is the seat's."""
+    player = room.player(player_id)
+    if player is None or player.is_bot:
+        raise NotAPlayer("that seat is not a human's")
+    player.kind = "bot"
+    player.user_id = None
+    player.level = level
+    player.name = name
+    player.ready = True
+    player.continue_mode = "auto"
+    events: list[Event] = [record(PlayerReplaced(player_id, level, at))]
+    if room.status == Status.PLAYING and room.game is not None:
+        _run_bots(room, roller, max(at, room.game.clock), events)
+        _settle(room, events)
     return events
 
 
@@ -458,29 +485,33 @@ def act(
     """Apply a player's action: a turn action (with ``turn``), ``agree`` or ``resign``.
 
     ``action`` is a typed command (what the edge builds from the request body) or the same
-    action in its plain form (what bots and timeouts produce). Turn actions are every type a
-    registered system declares; the room's rule system validates them.
+    action in its plain form, parsed here by the same bodies (``systems.command_of``). Turn
+    actions are every type a registered system declares; the room's rule system decides them.
     """
-    if isinstance(action, Command):
-        action = action.as_action()
     game = _game(room)
     player = room.player(player_id)
     if player is None:
         raise NotAPlayer("you have no seat in this game")
-    kind = action.get("type")
-    events: list[Event] = []
-    now = max(now, game.clock)  # stamps never go back before the table's latest event
-    if kind not in ("agree", "resign"):
-        if not isinstance(kind, str) or kind not in TURN_ACTIONS:
+    if not isinstance(action, Command):
+        said = action.get("type")
+        if not isinstance(said, str) or said not in (*TURN_ACTIONS, "agree", "resign"):
             raise InvalidAction(
                 "type must be one of: " + ", ".join((*TURN_ACTIONS, "agree", "resign")),
                 field="type",
             )
+        if said in TURN_ACTIONS and game.phase != Phase.BIDDING:
+            raise WrongPhase("nobody is bidding right now")
+        turn_said = action.get("turn")
+        if said in TURN_ACTIONS and (not isinstance(turn_said, int) or isinstance(turn_said, bool)):
+            raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
+        action = command_of(action)
+    kind = action.TYPE
+    events: list[Event] = []
+    now = max(now, game.clock)  # stamps never go back before the table's latest event
+    if kind not in ("agree", "resign"):
         if game.phase != Phase.BIDDING:
             raise WrongPhase("nobody is bidding right now")
-        turn = action.get("turn")
-        if not isinstance(turn, int) or isinstance(turn, bool):
-            raise InvalidAction("turn must be the game.turn.number you are answering", field="turn")
+        turn = getattr(action, "turn", None)
         if turn != game.turn:
             raise StaleTurn(f"turn {turn} has passed; the current turn is {game.turn}")
         if game.deadline is not None and game.deadline <= now:
@@ -502,7 +533,7 @@ def act(
         if player.id in game.agreed:
             raise StaleTurn("you have already agreed", code="already_agreed")
         game.agreed.append(player.id)
-        events.append(record(Agreed(player.id, "player", now)))
+        events.append(record(Agreed(player.id, game.round, "player", now)))
         _maybe_end_break(room, roller, now, events)
     elif kind == "resign":
         _resign(room, player, roller, now, events)
@@ -524,7 +555,7 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     player.hand = []
     if player.id in game.agreed:
         game.agreed.remove(player.id)
-    events.append(record(PlayerResigned(player.id, player.rank, "player", now)))
+    events.append(record(PlayerResigned(player.id, game.round, player.rank, "player", now)))
     if len(in_game(room)) == 1:
         _finish(room, now, events)
         return
@@ -559,7 +590,7 @@ def set_continue_mode(
     ):
         now = max(now, game.clock)
         game.agreed.append(player.id)
-        events.append(record(Agreed(player.id, "player", now)))
+        events.append(record(Agreed(player.id, game.round, "player", now)))
         _maybe_end_break(room, roller, now, events)
         _run_bots(room, roller, now, events)
         _settle(room, events)
@@ -571,20 +602,6 @@ def next_deadline(room: Room) -> int | None:
     if room.game is None or room.status != Status.PLAYING:
         return None
     return room.game.deadline
-
-
-def announced(action: dict[str, Any]) -> dict[str, Any]:
-    """The move played for a timed-out seat, as the table hears it.
-
-    Cup positions (``dice``) become how many dice were rerolled (``count``): in Poker's
-    five-aces rolls the timeout rerolls every die that is not an ace, so the positions would
-    tell everyone where the holder's hidden non-aces lie; the rules announce only the count.
-    """
-    if "dice" not in action:
-        return action
-    out = {k: v for k, v in action.items() if k != "dice"}
-    out["count"] = len(action["dice"])
-    return out
 
 
 def advance(room: Room, now: int, roller: Roller) -> list[Event]:
@@ -599,17 +616,18 @@ def advance(room: Room, now: int, roller: Roller) -> list[Event]:
         if game.phase == Phase.BIDDING:
             player = room.player(game.turn_player or "")
             assert player is not None
-            action = rule_system(room.settings.rules).timeout_action(room)
+            said = rule_system(room.settings.rules).timeout_action(room)
+            command = command_of({**said, "turn": game.turn})
             events.append(
                 record(
                     TurnTimedOut(
-                        player.id, game.turn, game.round, announced(action), "timeout", due
+                        player.id, game.turn, game.round, command.announced(), "timeout", due
                     )
                 )
             )
-            _apply_turn_action(room, player, action, roller, due, events, by="timeout")
+            _apply_turn_action(room, player, command, roller, due, events, by="timeout")
         elif game.phase == Phase.BREAK:
-            events.append(record(BreakEnded(due)))
+            events.append(record(BreakEnded(game.round, due)))
             assert game.opener is not None
             _start_round(room, _opener_from(room, game.opener), roller, due, events)
         elif game.phase == Phase.FINAL_REVEAL:

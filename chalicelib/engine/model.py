@@ -83,6 +83,11 @@ SYSTEM_SETTINGS: Final[dict[str, tuple[str, ...]]] = {
 }
 """The settings each rule system owns (declared by the system), by system name."""
 
+OPTION_DEFAULTS: Final[dict[str, Any]] = {
+    name: value for s in SYSTEMS.values() for name, value in s.setting_defaults.items()
+}
+"""Every rule system's own settings (its options) and their defaults, in registry order."""
+
 SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     **SHARED_SETTING_CHOICES,
     "rules": tuple(SYSTEMS),
@@ -103,16 +108,43 @@ class Settings:
     joining: str = "open"
     passcode: str | None = None
     rules: str = DEFAULT_RULES
-    lives: int = 3
-    """Poker Liar Dice: lives per player (held in ``Player.dice_count``)."""
-    dogs_life: bool = False
-    """Poker Liar Dice: the first player to lose their last life gets one extra life."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """The rule systems' own settings (``RuleSystem.setting_defaults``: Poker's ``lives`` and
+    ``dogs_life``) that differ from their defaults, in registry order; read with ``option``."""
+
+    @classmethod
+    def of(cls, **values: Any) -> Settings:
+        """Settings from every setting by name, shared or a system's own (``Settings.of(lives=2)``)."""
+        shared = {name: values.pop(name) for name in _NAMES if name in values}
+        for name in values:
+            if name not in OPTION_DEFAULTS:
+                raise TypeError(f"unknown setting {name!r}")
+        options = tuple(
+            (name, values[name])
+            for name, default in OPTION_DEFAULTS.items()
+            if name in values and not _same(values[name], default)
+        )
+        return cls(**shared, options=options)
+
+    def option(self, name: str) -> Any:
+        """A rule system's own setting (its default unless the room chose another value)."""
+        for key, value in self.options:
+            if key == name:
+                return value
+        return OPTION_DEFAULTS[name]
+
+    def _all(self) -> dict[str, Any]:
+        """Every setting by name: the shared ones, then every system's own."""
+        out = dict(zip(_NAMES, _VALUES(self), strict=True))
+        out.update(OPTION_DEFAULTS)
+        out.update(self.options)
+        return out
 
     @classmethod
     def parse(cls, data: dict[str, Any], base: Settings | None = None) -> Settings:
         """Validate a (partial) settings dict over ``base``; refuse unknown fields and values."""
         base = base or cls()
-        current = dict(zip(_NAMES, _VALUES(base), strict=True))
+        current = base._all()
         for name, value in data.items():
             if name not in current:
                 raise InvalidSetting(f"unknown setting {name!r}", field=name)
@@ -135,7 +167,7 @@ class Settings:
             raise InvalidSetting(
                 "joining by passcode needs a four-digit passcode", field="passcode"
             )
-        return cls(**current)
+        return cls.of(**current)
 
     def to_dict(self) -> dict[str, Any]:
         """All settings as a plain dict (passcode included: the view decides who sees it).
@@ -143,16 +175,16 @@ class Settings:
         A setting a rule system owns appears only in rooms of that system (or when set to a
         value other than its default), so other rooms look as they did before that system.
         """
-        out = dict(zip(_NAMES, _VALUES(self), strict=True))
+        out = self._all()
         own = SYSTEM_SETTINGS.get(self.rules, ())
-        for name in _OWNED_SETTINGS:
-            if name not in own and out[name] == _DEFAULTS[name]:
+        for name, default in OPTION_DEFAULTS.items():
+            if name not in own and _same(out[name], default):
                 del out[name]
         return out
 
     @classmethod
     def stored(cls, d: dict[str, Any]) -> Settings:
-        """``Settings(**d)`` for a stored settings dict, shared by every room stored alike.
+        """``Settings.of(**d)`` for a stored settings dict, shared by every room stored alike.
 
         Settings are immutable, so rooms read with the same stored settings (and types) can
         share one object; the constructor runs on the first of them only.
@@ -162,20 +194,21 @@ class Settings:
             return _STORED[key]
         except (KeyError, TypeError):  # TypeError: an unhashable value (the constructor tells)
             pass
-        settings = cls(**d)
+        settings = cls.of(**d)
         if len(_STORED) >= 1024:
             _STORED.clear()
         _STORED[key] = settings
         return settings
 
 
-_NAMES: Final = tuple(f.name for f in fields(Settings))
+_NAMES: Final = tuple(f.name for f in fields(Settings) if f.name != "options")
 _VALUES: Final = operator.attrgetter(*_NAMES)
 _STORED: dict[tuple[tuple[str, type, Any], ...], Settings] = {}
-_OWNED_SETTINGS: Final = tuple(
-    dict.fromkeys(n for names in SYSTEM_SETTINGS.values() for n in names)
-)
-_DEFAULTS: Final[dict[str, Any]] = {f.name: f.default for f in fields(Settings)}
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Equal and of one type (``True`` is not the default ``1``, nor ``1`` the default ``True``)."""
+    return bool(value == default and type(value) is type(default))
 
 
 # -- the room ---------------------------------------------------------------------------------
@@ -206,6 +239,10 @@ class Room:
     recreated_from: str | None = None
     lineage: str | None = None
     """The first room of a chain of recreations (None: this room is the first)."""
+    quickplay: bool = False
+    """A quick-play table (made by the matcher): closed to joins, seated players need no ready."""
+    starts_at: int | None = None
+    """Quick play: when the first round begins (the end of the countdown), epoch ms."""
     bot_memory: dict[str, Any] = field(default_factory=dict)
     """What bots learned from completed, public reveals (opponent tendencies)."""
     completed: list[CompletedRound] = field(default_factory=list, compare=False, repr=False)
@@ -268,6 +305,7 @@ class Room:
             "recreated_from": self.recreated_from,
             "bm": self.bot_memory,
             **({"lin": self.lineage} if self.lineage else {}),
+            **({"qp": self.starts_at or 0} if self.quickplay else {}),
         }
 
     @classmethod
@@ -293,6 +331,8 @@ class Room:
             recreated_from=d.get("recreated_from"),
             bot_memory=d.get("bm") or {},
             lineage=d.get("lin"),
+            quickplay="qp" in d,
+            starts_at=d.get("qp") or None,
         )
 
 

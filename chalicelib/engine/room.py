@@ -194,6 +194,26 @@ def leave(room: Room, user: UserRef) -> None:
             room.status = Status.CLOSED
 
 
+def leave_countdown(room: Room, user: UserRef, roller: Roller, now: int) -> list[Event]:
+    """A seat of a quick-play table left during its countdown: a bot takes it over.
+
+    The table stays rated only with two humans left; once the countdown is over, leaving is
+    resigning (409 ``countdown_over``).
+    """
+    seat = room.player_of_user(user.id)
+    if seat is None:
+        raise Forbidden("you are not in this room", code="not_a_member")
+    if room.status != Status.PLAYING or room.starts_at is None or now >= room.starts_at:
+        raise Conflict("the game has begun: resign to leave it", code="countdown_over")
+    bots = [p for p in room.players if p.is_bot]
+    level = next((p.level for p in bots if p.level), "medium")
+    used = {p.name for p in bots}
+    number = next(n for n in range(1, len(room.players) + 2) if f"Bot {n}" not in used)
+    events = game_flow.replace_with_bot(room, seat.id, level, f"Bot {number}", roller, now)
+    room.rated = room.rated and len(humans(room)) >= 2
+    return events
+
+
 def add_bot(
     room: Room, user: UserRef, level: str | None = None, *, max_players: int = 100
 ) -> Player:

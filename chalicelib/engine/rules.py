@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .actions import ActionRequest, BidAction, LiarAction
+from .commands import CallLiar, Command, PlaceBid
 from .errors import InvalidAction, NoBidToChallenge
 from .events import BidPlaced, LiarCalled, Move
 from .state import WILD, Bid, Die, RevealRow
+from .wire_models import FaceOut, SystemWire
 
 if TYPE_CHECKING:
     from .dice import Roller
@@ -41,10 +43,9 @@ class RoomSettings(Protocol):
     def wildcard_chance(self) -> int: ...
     @property
     def penalty(self) -> str: ...
-    @property
-    def lives(self) -> int: ...
-    @property
-    def dogs_life(self) -> bool: ...
+    def option(self, name: str) -> Any:
+        """One of the system's own settings (declared in ``RuleSystem.setting_defaults``)."""
+        ...
 
 
 class Table(Protocol):
@@ -85,13 +86,20 @@ class RuleSystem(Protocol):
     Besides its hooks a system declares: its ``name`` (the ``rules`` setting), the
     ``turn_actions`` it plays (action types answered with a ``turn``), the pydantic
     ``action_bodies`` of those actions (the wire schemas of ``POST …/actions``), and the
-    ``setting_choices``: the settings it owns and their allowed values (each a field of ``model.Settings``).
+    ``setting_choices``: the settings it owns and their allowed values, with their
+    ``setting_defaults`` (read with ``room.settings.option(name)``), and its ``wire``: its settings, table and reveal extras and events as
+    published (``wire_models.SystemWire``).
     """
 
     name: str
     turn_actions: tuple[str, ...]
     action_bodies: tuple[type[ActionRequest], ...]
     setting_choices: Mapping[str, tuple[Any, ...]]
+    setting_defaults: Mapping[str, Any]
+    wire: SystemWire
+    """What the system adds to the published models (``chalicelib.schemas`` composes them)."""
+    quickplay_seats: int
+    """The seats of a quick-play table of this system (humans and bots): how it plays best."""
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
@@ -106,9 +114,13 @@ class RuleSystem(Protocol):
         ...
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
-        """Validate and apply the acting player's turn action (raise before changing anything)."""
+        """Check and apply the acting player's turn command (raise before changing anything).
+
+        The command is typed (one of the system's ``action_bodies`` built it): the system
+        checks the rules, never the types.
+        """
         ...
 
     def dice_view(self, dice: list[int]) -> list[int | str]:
@@ -164,6 +176,15 @@ class RuleSystem(Protocol):
         ...
 
 
+BIDDING_WIRE = SystemWire(
+    bid={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+    bid_event={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+    timeout_actions=("bid", "liar"),
+    timeout_action={"quantity": (int | None, None), "face": (FaceOut | None, None)},
+)
+"""What a bidding system publishes: a bid's ``quantity`` and ``face`` (classic adds nothing)."""
+
+
 class BiddingRules:
     """What the bidding systems (classic, Wild Stars) share: dice counts, bids and Liar!.
 
@@ -173,7 +194,10 @@ class BiddingRules:
     turn_actions: tuple[str, ...] = ("bid", "liar")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction)
     setting_choices: Mapping[str, tuple[Any, ...]] = {}
+    setting_defaults: Mapping[str, Any] = {}
+    wire: SystemWire = BIDDING_WIRE
     bot_notes: tuple[str, ...] = ()
+    quickplay_seats: int = 4
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""
@@ -206,11 +230,11 @@ class BiddingRules:
             "face": "*" if bid.face == WILD else bid.face,
         }
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, bid: PlaceBid, roller: Roller) -> Bid:
         """Validate a bid and apply its side effects (each system's own)."""
         raise NotImplementedError
 
-    def bid_extras(self, room: Table, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+    def bid_extras(self, room: Table, player: Player, bid: PlaceBid) -> dict[str, Any]:
         """What a bid announces beside quantity and face (read before ``place_bid`` applies it).
 
         Used only once ``place_bid`` has accepted the action; classic bids announce nothing more.
@@ -222,22 +246,21 @@ class BiddingRules:
         raise NotImplementedError
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
         """A turn is a bid, or Liar! on the current bid."""
         game = room.game
         assert game is not None
-        kind = action.get("type")
-        if kind == "bid":
-            extras = self.bid_extras(room, player, action)
-            bid = self.place_bid(room, player, action, roller)
+        if isinstance(command, PlaceBid):
+            extras = self.bid_extras(room, player, command)
+            bid = self.place_bid(room, player, command, roller)
             event = BidPlaced({**self.bid_view(bid), **extras})
             return TurnOutcome([event], bid=bid, next_player=room.next_clockwise(player.id))
-        if kind == "liar":
+        if isinstance(command, CallLiar):
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Liar! on")
             return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
-        raise InvalidAction(f"unknown turn action {kind!r}", field="type")
+        raise InvalidAction(f"unknown turn action {command.TYPE!r}", field="type")
 
 
 def reveal_rows(room: Table, dice_of: Callable[[Player], list[int]]) -> tuple[list[RevealRow], int]:

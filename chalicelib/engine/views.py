@@ -159,6 +159,7 @@ def room_view(
         "me": me,
         "game": _game_view(room, rules),
         "results": _results_view(room),
+        "quickplay": room.quickplay,
     }
     if is_host:
         view["pending_requests"] = [dict(r) for r in room.pending]
@@ -193,6 +194,7 @@ def _game_view(room: Room, rules: RuleSystem) -> dict[str, Any] | None:
         "deadline": deadline if room.status == Status.PLAYING else None,
         "opener_id": game.opener,
         "last_reveal": reveal_view(game.last_reveal, rules) if game.last_reveal else None,
+        **({"starts_at": iso(room.starts_at)} if room.starts_at is not None else {}),
     }
 
 
@@ -229,17 +231,23 @@ def bot_view(room: Room, player_id: str) -> dict[str, Any]:
     return view
 
 
-def events_for(room: Room, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def events_for(
+    room: Room, events: list[dict[str, Any]], version: int | None = None
+) -> list[dict[str, Any]]:
     """Events on the wire: every event of one change, in order, with what it said.
 
     Each bid is announced with its details in the push of the change that made it (bots'
     included) and never again: no view lists the round's earlier bids, and a later push only
     carries the events of its own change. Events hold no hidden dice (a Wild Stars ``show``
     is public, a Poker claim is what was said, not the cup). Times become ISO 8601.
+
+    ``version`` is the room version the change made: each event then gets its ``id``,
+    ``"<version>.<index>"`` (its place in the change), unique in the room and the same in
+    every viewer's push, so a client keeps each event once.
     """
     out = []
-    for e in events:
-        e = dict(e)
+    for index, e in enumerate(events):
+        e = dict(e) if version is None else {"id": f"{version}.{index}", **e}
         for name in ("at", "deadline"):
             if isinstance(e.get(name), int):
                 e[name] = iso(e[name])

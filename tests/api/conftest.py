@@ -22,6 +22,7 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings
+from tests.contract_check import check_pushes, check_response
 from tests.offline_aws import REGION, use_offline_aws
 
 
@@ -74,6 +75,8 @@ class Env:
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
         resp = getattr(self.client.http, method.lower())(path, headers=h, body=data)
         resp.json = json.loads(resp.body) if resp.body else None
+        # the documents are the wire: every answer a test sees fits docs/openapi.json
+        check_response(method, path, resp.status_code, resp.json, resp.headers)
         return resp
 
     def ok(
@@ -125,6 +128,7 @@ def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
         with Client(app) as client:
             yield Env(client, store, clock, notifier, timers, deps)
         wiring.reset_deps()
+        check_pushes(notifier.sent)  # and every push fits docs/asyncapi.json
     reset_settings()
 
 

@@ -28,7 +28,6 @@ MAKERS = frozenset(
         "not_found",
         "rate_limited",
         "conflict",
-        "_limit",
     }
 )
 """Functions whose string arguments shaped like a code are an error code."""
@@ -38,7 +37,7 @@ NEVER_SENT = {
     "forbidden": "the default of engine.errors.Forbidden; every raise names its own code",
     "store_error": "the store errors' base class",
     "version_conflict": "a lost race becomes 409 conflict (service.change_room)",
-    "too_many_rating_changes": "caught: the room is saved without ratings (Service._write)",
+    "too_many_rating_changes": "caught: the room is saved without ratings (service.core.Service._write)",
     "user_exists": "a collision of random 64-bit user ids",
     "room_exists": "a collision of random 64-bit room ids",
     "config_error": "the operator's configuration, met at start-up",

@@ -107,6 +107,9 @@ def _matrix(wd: dict[str, Any]) -> list[tuple[str, str, str, Any, set[str]]]:
         ("GET", "/rooms/{room_id}", f"/rooms/{w}", None, ANYONE),
         ("GET", "/rooms/{room_id}/history", f"/rooms/{f}/history", None, ANYONE),
         ("GET", "/leaderboard", "/leaderboard", None, ANYONE),
+        ("POST", "/quickplay", "/quickplay", {"rules": "poker"}, SIGNED_IN),
+        ("GET", "/quickplay", "/quickplay", None, ANYONE),
+        ("DELETE", "/quickplay", "/quickplay", None, SIGNED_IN),
         ("GET", "/users/{username}", "/users/mhost", None, ANYONE),
         (
             "PATCH",

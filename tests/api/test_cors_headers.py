@@ -126,12 +126,12 @@ def test_a_429_exposes_retry_after_to_an_allowed_origin(
 def test_a_503_carries_the_headers_to_an_allowed_origin(
     api_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.service import Service
+    from chalicelib.service import accounts
 
     def unavailable(*args: Any, **kwargs: Any) -> Any:
         raise Unavailable("the table is throttled")
 
-    monkeypatch.setattr(Service, "guest", unavailable)
+    monkeypatch.setattr(accounts, "guest", unavailable)
     allow(monkeypatch, FRONTEND)
 
     resp = from_origin(api_env, "POST", "/auth/guest", FRONTEND, body={"name": "Ann"})

@@ -12,8 +12,9 @@ from collections import Counter
 from typing import Any
 
 from chalicelib.engine.errors import DomainError
-from chalicelib.errors import ApiError, domain_status
-from chalicelib.service import Caller, Service
+from chalicelib.errors import domain_status, service_status
+from chalicelib.service import Caller, Service, lobby, play
+from chalicelib.service.errors import Clash, ServiceError
 from tests.api.conftest import Env
 
 THREADS = 16
@@ -29,10 +30,10 @@ def _race(
     def run(action: dict[str, Any]) -> None:
         barrier.wait()
         try:
-            service.act(caller, room_id, action)
+            play.act(service, caller, room_id, action)
             result = "applied"
-        except ApiError as e:
-            result = f"{e.status}:{e.code}"
+        except ServiceError as e:
+            result = f"{service_status(e)}:{e.code}"
         except DomainError as e:
             result = f"{domain_status(e)}:{e.code}"
         with lock:
@@ -116,10 +117,10 @@ def test_a_lost_write_answers_409_with_the_current_view(api_env: Env) -> None:
 
     env.store.save_room = save_after_someone_else  # type: ignore[method-assign]
     try:
-        service.set_ready(Caller(ua["id"], ua["name"], False), rid, False)
+        lobby.set_ready(service, Caller(ua["id"], ua["name"], False), rid, False)
         raise AssertionError("the lost write was not refused")
-    except ApiError as e:
-        assert e.status == 409 and e.code == "conflict"
+    except Clash as e:
+        assert service_status(e) == 409 and e.code == "conflict"
         assert e.room is not None and e.room["version"] == 3
         assert e.room["players"][0]["ready"] is True
     finally:

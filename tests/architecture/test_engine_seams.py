@@ -281,10 +281,12 @@ def test_the_action_body_of_the_api_is_every_systems_actions_then_agree_and_resi
     assert tuple(literal_type(b) for b in bodies) == (*TURN_ACTIONS, "agree", "resign")
 
 
-def test_each_setting_a_system_owns_is_a_room_setting_whose_default_it_allows() -> None:
-    defaults = {f.name: f.default for f in fields(Settings)}
+def test_each_setting_a_system_owns_is_its_own_with_a_default_it_allows() -> None:
+    shared = {f.name for f in fields(Settings)}
     for name, system in SYSTEMS.items():
+        assert set(system.setting_defaults) == set(system.setting_choices), name
         for setting, choices in system.setting_choices.items():
-            assert setting in defaults, (name, setting)
-            assert defaults[setting] in choices, (name, setting)
+            assert setting not in shared, (name, setting)  # never on the shared Settings
+            assert system.setting_defaults[setting] in choices, (name, setting)
             assert SETTING_CHOICES[setting] == choices
+            assert Settings().option(setting) == system.setting_defaults[setting]

@@ -129,7 +129,8 @@ def test_the_installed_package_ships_every_web_client_file() -> None:
     setuptools = tomllib.loads((WEB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert "web" in setuptools["packages"]["find"]["include"]
     data = setuptools["package-data"]
-    served = _client_files()
+    # the message catalogues (web/i18n/*.json, web/systems/<rules>.i18n.json) are served too
+    served = _client_files() + sorted(WEB.rglob("*.json"))
     assert served
     for path in served:
         package = ".".join(path.parent.relative_to(WEB.parent).parts)

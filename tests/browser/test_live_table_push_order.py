@@ -164,6 +164,12 @@ def until_played(page: Page) -> None:
         "() => Math.max(...window.__pushes.flatMap((p) => p.events.map((e) => Date.parse(e.at))))"
     )
     page.wait_for_timeout(max(0, last - int(time.time() * 1000)) + 400)
+    # each announcement stays up a moment (issue 28 defect 6): wait for the bar to catch up
+    page.wait_for_function(
+        "() => !document.querySelector(\"[data-testid='announcer']:not([data-queued='0'])\")",
+        timeout=15_000,
+    )
+    page.wait_for_timeout(200)
 
 
 def test_a_push_that_arrives_before_the_one_it_follows_waits_and_both_are_announced_in_order(

@@ -67,6 +67,11 @@ def test_bots_bids_appear_one_after_another(server: LocalServer, browser: Browse
         # rounds until our bid is answered by at least two bot moves.
         for _ in range(4):
             my_turn(page, timeout_ms=30_000)
+            # each announcement stays up a moment (issue 28 defect 6): let the bar catch up first
+            page.wait_for_function(
+                "() => !document.querySelector(\"[data-testid='announcer']:not([data-queued='0'])\")",
+                timeout=15_000,
+            )
             page.evaluate("window.__said = []")
             page.click(by_testid("bid-submit"))
             # the four bots answer: each move is its own moment, on the mover's card

@@ -19,10 +19,8 @@ pytestmark = pytest.mark.browser
 REQUIRED = {
     "rules": "string",
     "label": "string",
-    "summary": "string",
     "fields": "array",
     "chips": "function",
-    "help": "object",
     "terms": "object",
     "panel": "function",
     "card": "function",
@@ -38,13 +36,36 @@ OPTIONAL = {
     "note": "string",
     "maxPlayers": "number",
     "stylesheet": "string",
-    "errors": "object",
+    "errors": "array",
+    "revealWords": "function",
+    "liarKey": "string",
+    "liarActionKey": "string",
 }
-TERMS = {"round", "pieces", "bids", "loss", "revealHint"}
+# Each term names a catalogue key (web/i18n/index.js); a system's own words are in its catalogue.
+TERMS = {
+    "round",
+    "rounds",
+    "Round",
+    "roundN",
+    "piecesInPlay",
+    "finalPieces",
+    "progress",
+    "pieces",
+    "bidsInOrder",
+    "replayRounds",
+    "loss",
+    "revealHint",
+    "revealTitle",
+    "revealN",
+    "previous",
+    "roundOver",
+}
+OWN_WORDS = ["label", "summary", "help.goal", "help.steps", "help.tips"]
 REPLAY = {"bidWords", "hands", "verdict", "loss"}
 
 DESCRIBE = """async () => {
   const registry = await import('/systems/index.js');
+  const i18n = await import('/i18n/index.js');
   const loaded = await registry.loadSystems();
   const kind = (v) => (Array.isArray(v) ? 'array' : typeof v);
   return loaded.map((s) => ({
@@ -52,7 +73,9 @@ DESCRIBE = """async () => {
     kinds: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, kind(v)])),
     terms: Object.keys(s.terms || {}),
     replay: Object.fromEntries(Object.entries(s.replay || {}).map(([k, v]) => [k, kind(v)])),
-    help: [typeof s.help.goal, kind(s.help.steps), kind(s.help.tips)],
+    own: ["label", "summary", "help.goal", "help.steps", "help.tips"].filter((k) => !i18n.has(`${s.rules}.${k}`)),
+    terms_known: Object.values(s.terms || {}).every((key) => i18n.has(key)),
+    errors_known: (s.errors || []).every((code) => i18n.has(`${s.rules}.error.${code}`)),
     fields: s.fields.map((f) => [typeof f.name, typeof f.label, kind(f.options), 'default' in f]),
     chips: kind(s.chips({})),
     fallback: registry.systemOf('no-such-rules').rules,
@@ -88,7 +111,8 @@ def test_every_registered_system_module_exports_the_system_interface(
             assert kinds[key] == OPTIONAL[key], f"{name}: {key} should be a {OPTIONAL[key]}"
         assert set(system["terms"]) == TERMS, name
         assert system["replay"] == dict.fromkeys(REPLAY, "function"), name
-        assert system["help"] == ["string", "array", "array"], name
+        assert system["own"] == [], f"{name}: its catalogue lacks {system['own']} ({OWN_WORDS})"
+        assert system["terms_known"] and system["errors_known"], name
         assert system["fields"] and all(
             f == ["string", "string", "array", True] for f in system["fields"]
         )

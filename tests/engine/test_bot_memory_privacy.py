@@ -73,7 +73,7 @@ def decision_points(system: str, monkeypatch: pytest.MonkeyPatch) -> list[dict[s
             host_id="",
             created_by_guest=True,
             created_at=0,
-            settings=Settings(rules=system, starting_dice=3, lives=2),
+            settings=Settings.of(rules=system, starting_dice=3, lives=2),
         )
         playing.append(room)
         room.players = [

@@ -361,7 +361,7 @@ def system_positions(draw: st.DrawFn) -> tuple[Room, SeededRoller]:
     """A position reached by playing random legal moves in a random rule system."""
     system = draw(st.sampled_from(sorted(SYSTEMS)))
     players = draw(st.integers(2, 6))
-    settings = Settings(
+    settings = Settings.of(
         rules=system,
         starting_dice=draw(st.integers(1, 5)),
         **SYSTEM_SETTINGS.get(system, lambda draw: {})(draw),

@@ -382,7 +382,7 @@ def check_poker(room: Room, prev_rank: int | None) -> int | None:
     g = room.game
     assert g is not None
     assert all(p.dice_count == 0 for p in room.players if not p.in_game)
-    assert all(0 < p.dice_count <= room.settings.lives for p in room.players if p.in_game)
+    assert all(0 < p.dice_count <= room.settings.option("lives") for p in room.players if p.in_game)
     if room.status == Status.FINISHED:
         assert sorted(p.rank for p in room.players) == list(range(1, len(room.players) + 1))
         return None

@@ -72,5 +72,5 @@ def test_a_claim_that_moves_no_die_announces_none() -> None:
 
 
 def test_the_published_bid_placed_model_describes_the_moved_dice() -> None:
-    fields = schemas.BidPlaced.model_fields
+    fields = schemas.EVENT_OUT["bid_placed"].model_fields
     assert "exposed" in fields and "unexposed" in fields

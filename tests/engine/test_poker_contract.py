@@ -25,7 +25,6 @@ PROBES: list[dict[str, Any]] = [
     *({"type": "claim", "hand": "better", "expose": [i]} for i in range(5)),
     {"type": "claim", "hand": {"category": "pair", "faces": ["A"]}, "expose": [0, 1]},
     {"type": "claim", "hand": list("AAAAA"), "expose": [0, 1, 2, 3, 4]},
-    {"type": "claim", "hand": "better", "dice": [0]},
     {"type": "reroll", "dice": [0]},
     {"type": "reroll", "dice": [], "expose": [2]},
     {"type": "stop"},
@@ -77,6 +76,21 @@ def test_probing_the_cup_before_accepting_answers_identically_for_every_hand() -
         assert len(answers) == 1, (PROBES[i], answers)
         (only,) = answers
         assert only[:3] == ("WrongPhase", 409, "not_accepted") and only[3] == NOT_ACCEPTED
+
+
+def test_a_malformed_probe_is_refused_by_its_shape_identically_for_every_hand() -> None:
+    # A claim naming cup positions to reroll is no claim: its shape is refused (as the request
+    # body would be) before any rule, so the answer cannot depend on the cup either.
+    probe = {"type": "claim", "hand": "better", "dice": [0]}
+    seen = set()
+    for cup in cups()[::7]:
+        room, roller = poker_game(cup)
+        act(room, roller, 0, type="claim", hand="better")
+        before = room.to_dict()
+        seen.add(answer(room, roller, 1, probe))
+        assert room.to_dict() == before
+    assert len(seen) == 1
+    assert next(iter(seen))[:3] == ("InvalidAction", 400, "invalid_action")
 
 
 def test_before_accepting_liar_accept_and_an_unlooked_pass_still_work() -> None:

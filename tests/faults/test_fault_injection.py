@@ -149,6 +149,29 @@ def _preferences(env: FaultEnv, u: Users) -> Req:
     return Req("PATCH", "/me/preferences", {"continue_mode": mode}, u.p2[0], 200)
 
 
+QUICKPLAY_TTL_MS = 7 * 3600 * 1000
+"""Past a matched quick-play ticket's life (6 h): its users may play again."""
+
+
+def _quickplay_match(env: FaultEnv, u: Users) -> Req:
+    """Play now that completes a poker duel: one claim writes both tickets and the room."""
+    env.clock.advance(QUICKPLAY_TTL_MS)
+    env.ok("POST", "/quickplay", {"rules": "poker"}, u.p2[0])
+    return Req("POST", "/quickplay", {"rules": "poker"}, u.host[0], 202)
+
+
+def _quickplay_waiting(env: FaultEnv, u: Users) -> Req:
+    env.clock.advance(QUICKPLAY_TTL_MS)
+    env.ok("POST", "/quickplay", {"rules": "classic"}, u.host[0])
+    return Req("GET", "/quickplay", None, u.host[0], 200)
+
+
+def _quickplay_cancel(env: FaultEnv, u: Users) -> Req:
+    env.clock.advance(QUICKPLAY_TTL_MS)
+    env.ok("POST", "/quickplay", {"rules": "classic"}, u.host[0])
+    return Req("DELETE", "/quickplay", None, u.host[0], 204)
+
+
 SCENARIOS: dict[tuple[str, str], Prepare] = {
     ("POST", "/auth/guest"): lambda e, u: Req("POST", "/auth/guest", {"name": "Gus"}, None, 201),
     ("POST", "/auth/register"): lambda e, u: Req(
@@ -210,6 +233,9 @@ SCENARIOS: dict[tuple[str, str], Prepare] = {
     ("GET", "/rooms/{room_id}/history"): _history,
     ("GET", "/leaderboard"): lambda e, u: Req("GET", "/leaderboard", None, None, 200),
     ("GET", "/users/{username}"): lambda e, u: Req("GET", "/users/host", None, None, 200),
+    ("POST", "/quickplay"): _quickplay_match,
+    ("GET", "/quickplay"): _quickplay_waiting,
+    ("DELETE", "/quickplay"): _quickplay_cancel,
 }
 
 
@@ -269,6 +295,9 @@ RATE_LIMITED = {
     ("POST", "/rooms/{room_id}/bots"),
     ("DELETE", "/rooms/{room_id}/bots/{player_id}"),
     ("POST", "/rooms/{room_id}/start"),
+    # quick play (QUICKPLAY_ACTIONS_PER_USER)
+    ("POST", "/quickplay"),
+    ("DELETE", "/quickplay"),
 }
 
 

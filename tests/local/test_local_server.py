@@ -142,7 +142,7 @@ def test_serving_processes_collect_garbage_less_often_and_tests_keep_the_default
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout.split()
-    assert " ".join(out) == "(20000, 50, 100) True"
+    assert " ".join(out) == "(20000, 10, 10) True"
 
 
 def test_moto_storage_keeps_the_table_in_moto_and_serializes_requests() -> None:

@@ -201,7 +201,7 @@ def test_a_busy_port_gets_a_one_line_hint_not_a_traceback(tmp_path: Path) -> Non
     finally:
         taken.close()
 
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == f"liars-dice: port {port} in use; try --port 0\n"
     assert not (tmp_path / "liars-lies").exists()  # nothing was set up

@@ -26,6 +26,7 @@ from chalicelib.adapters.scheduler import SchedulerTimers, schedule_name
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.settings import reset_settings
 from tests.api.conftest import LockedClient
+from tests.contract_check import check_pushes, check_response
 from tests.offline_aws import REGION, use_offline_aws
 
 TABLE = "liars-realtime-test"
@@ -65,6 +66,7 @@ class RealtimeEnv:
             path, headers=headers, body=json.dumps(body) if body is not None else None
         )
         answer = json.loads(resp.body) if resp.body else None
+        check_response(method, path, resp.status_code, answer, resp.headers)
         assert resp.status_code < 300, (method, path, resp.status_code, answer)
         if status is not None:
             assert resp.status_code == status
@@ -199,4 +201,5 @@ def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[RealtimeEnv]:
         with Client(app) as client:
             yield RealtimeEnv(client, store, scheduler, timers, clock, notifier, deps)
         wiring.reset_deps()
+        check_pushes(notifier.sent)  # every push fits docs/asyncapi.json
     reset_settings()

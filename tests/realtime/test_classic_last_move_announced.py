@@ -70,7 +70,7 @@ def test_the_push_that_puts_the_last_person_out_announces_their_move_and_their_l
     )
     deps.store.put_connection("person", "u-host", T0)
     deps.store.subscribe("person", "r1")
-    shown = events_for(room, events)
+    shown = events_for(room, events, 9)  # as publish() shows them: with ids
     # the case this test is about: the whole change does not fit one frame
     assert wire.encoded_size({"type": "room", "room": {}, "events": shown}) > wire.MAX_PUSH_BYTES
 

@@ -15,7 +15,7 @@ from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
 from chalicelib.adapters.sqlite import SqliteStore
 from chalicelib.engine.dice import SeededRoller
 from chalicelib.engine.model import Room
-from chalicelib.service import Caller, Service
+from chalicelib.service import Caller, Service, lobby, play
 from chalicelib.settings import Settings
 
 
@@ -52,11 +52,11 @@ class Table:
     def playing(self, host: Caller, *others: Caller, **settings: Any) -> str:
         """A started room of ``host`` and ``others`` (one die each unless told)."""
         svc = self.service
-        rid: str = svc.create_room(host, {"starting_dice": 1, **settings})["id"]
+        rid: str = lobby.create_room(svc, host, {"starting_dice": 1, **settings})["id"]
         for other in others:
-            svc.join(other, rid, settings.get("passcode"))
-            svc.set_ready(other, rid, True)
-        svc.start(host, rid)
+            lobby.join(svc, other, rid, settings.get("passcode"))
+            lobby.set_ready(svc, other, rid, True)
+        lobby.start(svc, host, rid)
         return rid
 
     def play_out(self, rid: str, *callers: Caller) -> dict[str, Any]:
@@ -65,7 +65,7 @@ class Table:
         by_user = {c.user_id: c for c in callers}
         svc = self.service
         for _ in range(200):
-            view: dict[str, Any] = svc.get_room(rid, None)
+            view: dict[str, Any] = play.get_room(svc, rid, None)
             if view["status"] != "playing":
                 return view
             game = view["game"]
@@ -77,7 +77,7 @@ class Table:
             action: dict[str, Any] = {"type": "liar", "turn": turn}
             if game["current_bid"] is None:
                 action = {"type": "bid", "quantity": 1, "face": 2, "turn": turn}
-            svc.act(by_user[seat["user_id"]], rid, action)
+            play.act(svc, by_user[seat["user_id"]], rid, action)
         raise AssertionError("the game did not end")
 
 

@@ -9,6 +9,7 @@ import pytest
 from chalicelib import effects
 from chalicelib.engine.model import Status
 from chalicelib.ports import Unavailable
+from chalicelib.service import invitations, lobby
 from tests.service.conftest import Table
 
 
@@ -49,14 +50,14 @@ def test_starting_play_removes_the_rooms_invitations_after_its_write(table: Tabl
     a, b = table.user("alice"), table.user("bobby")
     c = table.user("carol")
     svc = table.service
-    rid = svc.create_room(a, {"starting_dice": 1, "joining": "approval"})["id"]
-    svc.invite(a, rid, "bobby")
-    svc.invite(a, rid, "carol")
-    svc.join(b, rid, None)
+    rid = lobby.create_room(svc, a, {"starting_dice": 1, "joining": "approval"})["id"]
+    invitations.invite(svc, a, rid, "bobby")
+    invitations.invite(svc, a, rid, "carol")
+    lobby.join(svc, b, rid, None)
     assert table.store.list_invitations(b.user_id) == []  # joining used it
     assert len(table.store.list_invitations(c.user_id)) == 1
-    svc.set_ready(b, rid, True)
-    svc.start(a, rid)
+    lobby.set_ready(svc, b, rid, True)
+    lobby.start(svc, a, rid)
     assert table.store.list_invitations(c.user_id) == []
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from chalicelib.engine import errors as engine_errors
 from chalicelib.engine.errors import DomainError
-from chalicelib.errors import domain_status, to_response
+from chalicelib.errors import domain_status, retry_after, to_response
+from chalicelib.service import errors as service_errors
 
 WIRE_STATUS = {
     "InvalidSetting": 400,
@@ -66,3 +67,46 @@ def test_a_kind_derived_from_a_mapped_kind_answers_its_bases_status() -> None:
 
     assert domain_status(LateBid("late")) == 409
     assert domain_status(Unknown("?")) == 400
+
+
+SERVICE_WIRE_STATUS = {
+    "InvalidInput": 400,
+    "NotSignedIn": 401,
+    "NotAllowed": 403,
+    "Unknown": 404,
+    "Clash": 409,
+    "TooMany": 429,
+}
+"""The statuses the use cases' refusals answered with when they raised them as API errors."""
+
+SERVICE_KINDS = [
+    cls
+    for cls in vars(service_errors).values()
+    if isinstance(cls, type)
+    and issubclass(cls, service_errors.ServiceError)
+    and cls is not service_errors.ServiceError
+]
+
+
+def test_every_service_error_kind_is_mapped_to_the_status_it_always_had() -> None:
+    assert sorted(c.__name__ for c in SERVICE_KINDS) == sorted(SERVICE_WIRE_STATUS)
+    for kind in SERVICE_KINDS:
+        answer = to_response(kind("refused", field="x"))
+        assert answer is not None
+        assert answer[0] == SERVICE_WIRE_STATUS[kind.__name__], kind
+        assert answer[1] == {"error": {"code": kind.code, "message": "refused", "field": "x"}}
+        assert not hasattr(kind("x"), "status")
+
+
+def test_a_lost_race_carries_the_callers_view_and_a_limit_its_retry_after() -> None:
+    lost = service_errors.Clash("changed", room={"id": "r1", "version": 3})
+    assert to_response(lost) == (
+        409,
+        {"error": {"code": "conflict", "message": "changed"}, "room": {"id": "r1", "version": 3}},
+    )
+    limited = service_errors.TooMany("slow down", code="too_many_accounts", retry_after=7)
+    assert to_response(limited) == (
+        429,
+        {"error": {"code": "too_many_accounts", "message": "slow down"}},
+    )
+    assert retry_after(limited) == 7

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from chalicelib.engine.errors import Forbidden
-from chalicelib.errors import ApiError, to_response
+from chalicelib.errors import service_status, to_response
 from chalicelib.ports import RoomLimitReached, Unavailable
+from chalicelib.service import chat, invitations, lobby
+from chalicelib.service.errors import TooMany
 from tests.service.conftest import Table
 
 
@@ -19,32 +21,32 @@ def test_the_open_room_cap_refuses_one_room_too_many_and_frees_a_slot_on_leaving
 ) -> None:
     table.settings = replace(table.settings, max_rooms_per_user=2)
     a = table.user("alice")
-    first = table.service.create_room(a, {})["id"]
-    table.service.create_room(a, {})
+    first = lobby.create_room(table.service, a, {})["id"]
+    lobby.create_room(table.service, a, {})
     with pytest.raises(RoomLimitReached) as refused:
-        table.service.create_room(a, {})
+        lobby.create_room(table.service, a, {})
     answer = to_response(refused.value)
     assert answer is not None and answer[0] == 429
     assert len(table.store.open_rooms(a.user_id)) == 2
-    table.service.leave(a, first)  # the host alone leaves: the room closes
-    table.service.create_room(a, {})
+    lobby.leave(table.service, a, first)  # the host alone leaves: the room closes
+    lobby.create_room(table.service, a, {})
     assert len(table.store.open_rooms(a.user_id)) == 2
 
 
 def test_a_release_lost_after_commit_is_reconciled_by_the_next_creation(table: Table) -> None:
     table.settings = replace(table.settings, max_rooms_per_user=1)
     a = table.user("alice")
-    rid = table.service.create_room(a, {})["id"]
+    rid = lobby.create_room(table.service, a, {})["id"]
 
     def failing(user_id: str, room_id: str) -> None:
         raise RuntimeError("the release is lost")
 
     real = table.store.release_room
     table.store.release_room = failing  # type: ignore[method-assign]
-    table.service.leave(a, rid)  # committed; the release fails and is only logged
+    lobby.leave(table.service, a, rid)  # committed; the release fails and is only logged
     table.store.release_room = real  # type: ignore[method-assign]
     assert table.store.open_rooms(a.user_id) == [rid]
-    new = table.service.create_room(a, {})["id"]
+    new = lobby.create_room(table.service, a, {})["id"]
     assert table.store.open_rooms(a.user_id) == [new]
 
 
@@ -53,14 +55,14 @@ def test_wrong_passcodes_are_limited_per_user_and_the_refusal_changes_nothing(
 ) -> None:
     table.settings = replace(table.settings, passcode_max_attempts=2)
     a, b = table.user("alice"), table.user("bobby")
-    rid = table.service.create_room(a, {"joining": "passcode", "passcode": "1234"})["id"]
+    rid = lobby.create_room(table.service, a, {"joining": "passcode", "passcode": "1234"})["id"]
     for _ in range(2):
         with pytest.raises(Forbidden):
-            table.service.join(b, rid, "0000")
+            lobby.join(table.service, b, rid, "0000")
     _, version = table.room(rid)
-    with pytest.raises(ApiError) as limited:
-        table.service.join(b, rid, "1234")  # even the right one, once the limit is reached
-    assert (limited.value.status, limited.value.code) == (429, "rate_limited")
+    with pytest.raises(TooMany) as limited:
+        lobby.join(table.service, b, rid, "1234")  # even the right one, once the limit is reached
+    assert (service_status(limited.value), limited.value.code) == (429, "rate_limited")
     room, now = table.room(rid)
     assert now == version and room.player_of_user(b.user_id) is None
 
@@ -68,45 +70,45 @@ def test_wrong_passcodes_are_limited_per_user_and_the_refusal_changes_nothing(
 def test_the_right_passcode_gives_the_rooms_attempt_back(table: Table) -> None:
     table.settings = replace(table.settings, passcode_room_max_attempts=2)
     a = table.user("alice")
-    rid = table.service.create_room(a, {"joining": "passcode", "passcode": "1234"})["id"]
+    rid = lobby.create_room(table.service, a, {"joining": "passcode", "passcode": "1234"})["id"]
     for i in range(3):  # three right codes: each attempt is given back
         joiner = table.user(f"joiner{i}")
-        table.service.join(joiner, rid, "1234")
+        lobby.join(table.service, joiner, rid, "1234")
     late = table.user("late")
     with pytest.raises(Forbidden):
-        table.service.join(late, rid, "0000")
+        lobby.join(table.service, late, rid, "0000")
     with pytest.raises(Forbidden):
-        table.service.join(table.user("later"), rid, "0000")
-    with pytest.raises(ApiError) as limited:
-        table.service.join(table.user("last"), rid, "1234")
-    assert limited.value.status == 429
+        lobby.join(table.service, table.user("later"), rid, "0000")
+    with pytest.raises(TooMany) as limited:
+        lobby.join(table.service, table.user("last"), rid, "1234")
+    assert service_status(limited.value) == 429
 
 
 def test_chat_is_rate_limited_per_user_and_room(table: Table) -> None:
     table.settings = replace(table.settings, chat_rate=2)
     a, b = table.user("alice"), table.user("bobby")
-    rid = table.service.create_room(a, {})["id"]
+    rid = lobby.create_room(table.service, a, {})["id"]
     for text in ("one", "two"):
         table.clock.advance(1)
-        table.service.post_chat(a, rid, text)
-    with pytest.raises(ApiError) as limited:
-        table.service.post_chat(a, rid, "three")
-    assert limited.value.status == 429
+        chat.post_chat(table.service, a, rid, text)
+    with pytest.raises(TooMany) as limited:
+        chat.post_chat(table.service, a, rid, "three")
+    assert service_status(limited.value) == 429
     table.clock.advance(1)
-    table.service.post_chat(b, rid, "mine")  # another user's budget is their own
-    texts = [m["text"] for m in table.service.chat(rid, None)["messages"]]
+    chat.post_chat(table.service, b, rid, "mine")  # another user's budget is their own
+    texts = [m["text"] for m in chat.chat(table.service, rid, None)["messages"]]
     assert texts == ["one", "two", "mine"]
 
 
 def test_a_room_holds_a_limited_number_of_invitations(table: Table) -> None:
     table.settings = replace(table.settings, invitations_per_room=1)
     a, b, c = table.user("alice"), table.user("bobby"), table.user("carol")
-    rid = table.service.create_room(a, {"joining": "approval"})["id"]
-    table.service.invite(a, rid, "bobby")
-    table.service.invite(a, rid, "bobby")  # inviting again is idempotent
-    with pytest.raises(ApiError) as limited:
-        table.service.invite(a, rid, "carol")
-    assert (limited.value.status, limited.value.code) == (429, "too_many_invitations")
+    rid = lobby.create_room(table.service, a, {"joining": "approval"})["id"]
+    invitations.invite(table.service, a, rid, "bobby")
+    invitations.invite(table.service, a, rid, "bobby")  # inviting again is idempotent
+    with pytest.raises(TooMany) as limited:
+        invitations.invite(table.service, a, rid, "carol")
+    assert (service_status(limited.value), limited.value.code) == (429, "too_many_invitations")
     assert [i["room_id"] for i in table.store.list_invitations(b.user_id)] == [rid]
     assert table.store.list_invitations(c.user_id) == []
 
@@ -116,13 +118,13 @@ def test_an_invitation_that_cannot_be_written_is_a_503_after_the_rooms_write(
 ) -> None:
     monkeypatch.setattr("chalicelib.retry.sleep", lambda _s: None)
     a, _ = table.user("alice"), table.user("bobby")
-    rid = table.service.create_room(a, {"joining": "approval"})["id"]
+    rid = lobby.create_room(table.service, a, {"joining": "approval"})["id"]
 
     def unavailable(*_args: Any, **_kwargs: Any) -> None:
         raise Unavailable("throttled")
 
     table.store.add_invitation = unavailable  # type: ignore[method-assign]
     with pytest.raises(Unavailable):
-        table.service.invite(a, rid, "bobby")
+        invitations.invite(table.service, a, rid, "bobby")
     room, _ = table.room(rid)
     assert room.invited  # the room's write stands; repeating the invitation completes it

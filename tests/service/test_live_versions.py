@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.service import Caller
+from chalicelib.service import Caller, lobby, play
 from tests.service.conftest import Table
 
 
@@ -31,7 +31,7 @@ def _play_to_the_end(table: Table, rid: str, by_user: dict[str, Caller]) -> None
     """Bid one 2 or call Liar! in turn; let every turn of ``idle`` users time out."""
     svc = table.service
     for _ in range(300):
-        view: dict[str, Any] = svc.get_room(rid, None)
+        view: dict[str, Any] = play.get_room(svc, rid, None)
         if view["status"] != "playing":
             return
         game = view["game"]
@@ -47,7 +47,7 @@ def _play_to_the_end(table: Table, rid: str, by_user: dict[str, Caller]) -> None
         action: dict[str, Any] = {"type": "liar", "turn": turn}
         if game["current_bid"] is None:
             action = {"type": "bid", "quantity": 1, "face": 2, "turn": turn}
-        svc.act(caller, rid, action)
+        play.act(svc, caller, rid, action)
     raise AssertionError("the game did not end")
 
 
@@ -56,23 +56,23 @@ def test_every_change_from_lobby_to_recreate_reaches_a_watcher_one_version_at_a_
 ) -> None:
     svc = table.service
     ann, bob, cy = table.user("Ann"), table.user("Bob"), table.user("Cy")
-    rid = svc.create_room(ann, {"starting_dice": 2, "turn_seconds": 15})["id"]
+    rid = lobby.create_room(svc, ann, {"starting_dice": 2, "turn_seconds": 15})["id"]
     _watch(table, "spect", None, rid)
     _watch(table, "ann", ann.user_id, rid)
 
-    svc.add_bot(ann, rid, "easy")
-    svc.add_bot(ann, rid, "strong")
-    bot_2 = next(p["id"] for p in svc.get_room(rid, None)["players"] if p["name"] == "Bot 2")
-    svc.remove_bot(ann, rid, bot_2)
-    svc.update_settings(ann, rid, {"break_seconds": 30})
-    svc.join(bob, rid, None)
-    svc.join(cy, rid, None)
-    svc.leave(cy, rid)
-    svc.set_ready(bob, rid, True)
-    svc.start(ann, rid)
+    lobby.add_bot(svc, ann, rid, "easy")
+    lobby.add_bot(svc, ann, rid, "strong")
+    bot_2 = next(p["id"] for p in play.get_room(svc, rid, None)["players"] if p["name"] == "Bot 2")
+    lobby.remove_bot(svc, ann, rid, bot_2)
+    lobby.update_settings(svc, ann, rid, {"break_seconds": 30})
+    lobby.join(svc, bob, rid, None)
+    lobby.join(svc, cy, rid, None)
+    lobby.leave(svc, cy, rid)
+    lobby.set_ready(svc, bob, rid, True)
+    lobby.start(svc, ann, rid)
     # Ann plays; Bob is away, so his turns time out (applied by views and ticks).
     _play_to_the_end(table, rid, {ann.user_id: ann})
-    new_room = svc.recreate(ann, rid)
+    new_room = lobby.recreate(svc, ann, rid)
 
     stored = table.room(rid)[1]
     first = 1  # the watchers subscribed to the room as created

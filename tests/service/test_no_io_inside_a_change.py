@@ -9,7 +9,17 @@ from typing import Any
 
 from chalicelib import wiring
 from chalicelib.engine.model import Room
-from chalicelib.service import Caller, Committed, RoomChange, Service
+from chalicelib.service import (
+    Caller,
+    Committed,
+    RoomChange,
+    Service,
+    accounts,
+    invitations,
+    lobby,
+    play,
+)
+from chalicelib.service.core import Then
 from tests.service.conftest import Table
 
 
@@ -47,6 +57,7 @@ class WatchedService(Service):
         caller: Caller | None = None,
         gather: Callable[[Room], None] | None = None,
         admit: Callable[[], None] | None = None,
+        then: Then | None = None,
     ) -> Committed:
         watched = None
         if change is not None:
@@ -59,7 +70,9 @@ class WatchedService(Service):
                 finally:
                     self.guard.inside = False
 
-        return super().change_room(room_id, watched, caller=caller, gather=gather, admit=admit)
+        return super().change_room(
+            room_id, watched, caller=caller, gather=gather, admit=admit, then=then
+        )
 
 
 def test_no_room_use_case_touches_the_store_inside_its_change(table: Table) -> None:
@@ -68,25 +81,27 @@ def test_no_room_use_case_touches_the_store_inside_its_change(table: Table) -> N
     svc = WatchedService(deps, table.settings)
     svc.guard = guard
     a, b, c = table.user("alice"), table.user("bobby"), table.user("carol")
-    rid = svc.create_room(a, {"starting_dice": 1, "joining": "passcode", "passcode": "1234"})["id"]
-    svc.update_settings(a, rid, {"turn_seconds": 60})
-    svc.invite(a, rid, "carol")
-    svc.join(b, rid, "1234")  # counted before the change, refunded after
-    svc.join(c, rid, None)  # invited: no passcode
-    svc.leave(c, rid)
-    svc.set_ready(b, rid, True)
-    svc.add_bot(a, rid, "easy")
-    bot = next(p["id"] for p in svc.get_room(rid, a)["players"] if p["kind"] == "bot")
-    svc.remove_bot(a, rid, bot)
-    svc.set_preferences(b, "manual", rid)
-    svc.start(a, rid)  # the continue modes are read before the change
-    view = svc.get_room(rid, a)
+    rid = lobby.create_room(
+        svc, a, {"starting_dice": 1, "joining": "passcode", "passcode": "1234"}
+    )["id"]
+    lobby.update_settings(svc, a, rid, {"turn_seconds": 60})
+    invitations.invite(svc, a, rid, "carol")
+    lobby.join(svc, b, rid, "1234")  # counted before the change, refunded after
+    lobby.join(svc, c, rid, None)  # invited: no passcode
+    lobby.leave(svc, c, rid)
+    lobby.set_ready(svc, b, rid, True)
+    lobby.add_bot(svc, a, rid, "easy")
+    bot = next(p["id"] for p in play.get_room(svc, rid, a)["players"] if p["kind"] == "bot")
+    lobby.remove_bot(svc, a, rid, bot)
+    accounts.set_preferences(svc, b, "manual", rid)
+    lobby.start(svc, a, rid)  # the continue modes are read before the change
+    view = play.get_room(svc, rid, a)
     turn = view["game"]["turn"]
     mover = a if turn["player_id"] == view["me"]["player_id"] else b
-    svc.act(mover, rid, {"type": "bid", "quantity": 1, "face": 2, "turn": turn["number"]})
-    approval = svc.create_room(b, {"joining": "approval"})["id"]
-    svc.join(c, approval, None)
-    svc.approve(b, approval, c.user_id)
+    play.act(svc, mover, rid, {"type": "bid", "quantity": 1, "face": 2, "turn": turn["number"]})
+    approval = lobby.create_room(svc, b, {"joining": "approval"})["id"]
+    lobby.join(svc, c, approval, None)
+    lobby.approve(svc, b, approval, c.user_id)
     assert guard.refused == []
 
 
@@ -95,7 +110,7 @@ def test_the_guard_sees_a_store_call_made_inside_a_change(table: Table) -> None:
     deps = wiring.Deps(guard, table.notifier, table.timers, table.clock, table.deps.roller)  # type: ignore[arg-type]
     svc = WatchedService(deps, table.settings)
     svc.guard = guard
-    rid = svc.create_room(table.user("alice"), {})["id"]
+    rid = lobby.create_room(svc, table.user("alice"), {})["id"]
 
     def reads(room: Room) -> list[Any]:
         guard.get_user("u0")

@@ -8,14 +8,16 @@ from typing import Any
 import pytest
 
 from chalicelib.engine.errors import Conflict, DomainError
-from chalicelib.errors import ApiError
+from chalicelib.errors import service_status
 from chalicelib.ports import StoredRoom
+from chalicelib.service import accounts, lobby, play
+from chalicelib.service.errors import Clash, Unknown
 from tests.service.conftest import Table
 
 
 def _resign(table: Table, rid: str, *callers: Any) -> None:
     for caller in callers:
-        table.service.act(caller, rid, {"type": "resign"})
+        play.act(table.service, caller, rid, {"type": "resign"})
 
 
 def test_a_finished_rated_game_moves_the_ratings_exactly_once(table: Table) -> None:
@@ -31,7 +33,7 @@ def test_a_finished_rated_game_moves_the_ratings_exactly_once(table: Table) -> N
     # Every later touch of the finished room (views, ticks, time passing) leaves them be.
     for _ in range(3):
         table.clock.advance(60_000)
-        table.service.get_room(rid, a)
+        play.get_room(table.service, rid, a)
     assert table.store.get_ratings([a.user_id, b.user_id]) == after
     assert table.room(rid)[1] == version
     assert table.store.get_standings([b.user_id])[b.user_id].games == 1
@@ -40,9 +42,9 @@ def test_a_finished_rated_game_moves_the_ratings_exactly_once(table: Table) -> N
 def test_a_game_against_bots_only_is_not_a_rated_game_for_the_profiles(table: Table) -> None:
     a = table.user("alice")
     svc = table.service
-    rid = svc.create_room(a, {"starting_dice": 1})["id"]
-    svc.add_bot(a, rid, "easy")
-    svc.start(a, rid)
+    rid = lobby.create_room(svc, a, {"starting_dice": 1})["id"]
+    lobby.add_bot(svc, a, rid, "easy")
+    lobby.start(svc, a, rid)
     _resign(table, rid, a)
     assert table.store.get_standings([a.user_id])[a.user_id].games == 0
 
@@ -53,7 +55,7 @@ def test_recreate_opens_a_waiting_room_with_the_same_settings_and_points_the_old
     a, b = table.user("alice"), table.user("bobby")
     rid = table.playing(a, b, turn_seconds=60)
     table.play_out(rid, a, b)
-    new = table.service.recreate(b, rid)
+    new = lobby.recreate(table.service, b, rid)
     assert new["status"] == "waiting" and new["version"] == 1
     assert new["settings"]["turn_seconds"] == 60
     assert [p["user_id"] for p in new["players"]] == [b.user_id]
@@ -61,7 +63,7 @@ def test_recreate_opens_a_waiting_room_with_the_same_settings_and_points_the_old
     assert old.recreated_as == new["id"]
     assert new["id"] in table.store.open_rooms(b.user_id)
     with pytest.raises(Conflict) as refused:
-        table.service.recreate(a, rid)
+        lobby.recreate(table.service, a, rid)
     assert refused.value.code == "already_recreated"
 
 
@@ -69,15 +71,17 @@ def test_recreate_needs_a_finished_game(table: Table) -> None:
     a, b = table.user("alice"), table.user("bobby")
     rid = table.playing(a, b)
     with pytest.raises(DomainError) as refused:
-        table.service.recreate(a, rid)
+        lobby.recreate(table.service, a, rid)
     assert refused.value.code == "not_finished"
 
 
 def test_a_lost_race_is_a_409_with_the_callers_view_now_and_no_effects(table: Table) -> None:
     a, b = table.user("alice"), table.user("bobby")
     svc = table.service
-    rid = svc.create_room(a, {"starting_dice": 1, "joining": "passcode", "passcode": "4321"})["id"]
-    svc.join(b, rid, "4321")
+    rid = lobby.create_room(
+        svc, a, {"starting_dice": 1, "joining": "passcode", "passcode": "4321"}
+    )["id"]
+    lobby.join(svc, b, rid, "4321")
     real_save = table.store.save_room
     raced = False
 
@@ -85,15 +89,15 @@ def test_a_lost_race_is_a_409_with_the_callers_view_now_and_no_effects(table: Ta
         nonlocal raced
         if not raced:
             raced = True
-            svc.set_ready(b, rid, True)  # the rival's write lands first
+            lobby.set_ready(svc, b, rid, True)  # the rival's write lands first
         return real_save(room_id, *args, **kwargs)
 
     table.store.save_room = save_after_a_rival  # type: ignore[method-assign]
     pushed, scheduled = len(table.notifier.sent), dict(table.timers.scheduled)
-    with pytest.raises(ApiError) as lost:
-        svc.update_settings(a, rid, {"turn_seconds": 15})
+    with pytest.raises(Clash) as lost:
+        lobby.update_settings(svc, a, rid, {"turn_seconds": 15})
     err = lost.value
-    assert (err.status, err.code) == (409, "conflict")
+    assert (service_status(err), err.code) == (409, "conflict")
     room, version = table.room(rid)
     assert err.room is not None and err.room["version"] == version
     assert room.settings.turn_seconds != 15  # nothing of the lost change was applied
@@ -109,7 +113,7 @@ def test_a_refused_move_still_saves_the_deadlines_that_passed(table: Table) -> N
     turn = room.game.turn
     table.clock.advance(16_000)  # the turn's deadline passed: the server plays the timeout
     with pytest.raises(DomainError):
-        table.service.act(a, rid, {"type": "bid", "quantity": 1, "face": 2, "turn": turn})
+        play.act(table.service, a, rid, {"type": "bid", "quantity": 1, "face": 2, "turn": turn})
     room, now = table.room(rid)
     assert now == version + 1 and room.game is not None and room.game.turn != turn
 
@@ -119,7 +123,7 @@ def test_viewing_a_room_with_nothing_due_writes_nothing_and_pushes_nothing(table
     rid = table.playing(a, b)
     _, version = table.room(rid)
     pushed = len(table.notifier.sent)
-    view = table.service.get_room(rid, None)
+    view = play.get_room(table.service, rid, None)
     assert view["version"] == version == table.room(rid)[1]
     assert len(table.notifier.sent) == pushed
 
@@ -129,8 +133,8 @@ def test_viewing_a_room_applies_its_passed_deadlines_once(table: Table) -> None:
     rid = table.playing(a, b, turn_seconds=15)
     _, version = table.room(rid)
     table.clock.advance(16_000)
-    first = table.service.get_room(rid, None)
-    second = table.service.get_room(rid, b)
+    first = play.get_room(table.service, rid, None)
+    second = play.get_room(table.service, rid, b)
     assert first["version"] == second["version"] == version + 1
 
 
@@ -139,12 +143,12 @@ def test_preferences_apply_in_the_callers_hosted_rooms_and_the_named_room_only(
 ) -> None:
     a, b, c = table.user("alice"), table.user("bobby"), table.user("carol")
     svc = table.service
-    hosted = svc.create_room(a, {})["id"]
-    named = svc.create_room(b, {})["id"]
-    other = svc.create_room(c, {})["id"]
-    svc.join(a, named, None)
-    svc.join(a, other, None)
-    answer = svc.set_preferences(a, "manual", named)  # users start on auto
+    hosted = lobby.create_room(svc, a, {})["id"]
+    named = lobby.create_room(svc, b, {})["id"]
+    other = lobby.create_room(svc, c, {})["id"]
+    lobby.join(svc, a, named, None)
+    lobby.join(svc, a, other, None)
+    answer = accounts.set_preferences(svc, a, "manual", named)  # users start on auto
     assert answer == {"preferences": {"continue_mode": "manual"}}
     record = table.store.get_user(a.user_id)
     assert record is not None and record.continue_mode == "manual"
@@ -159,25 +163,27 @@ def test_preferences_apply_in_the_callers_hosted_rooms_and_the_named_room_only(
 def test_starting_play_gives_each_human_the_continue_mode_remembered_now(table: Table) -> None:
     a, b = table.user("alice"), table.user("bobby")
     svc = table.service
-    rid = svc.create_room(a, {"starting_dice": 1})["id"]
-    svc.join(b, rid, None)
-    svc.set_ready(b, rid, True)
-    svc.set_preferences(b, "manual", None)  # b hosts nothing: the seat keeps its mode for now
+    rid = lobby.create_room(svc, a, {"starting_dice": 1})["id"]
+    lobby.join(svc, b, rid, None)
+    lobby.set_ready(svc, b, rid, True)
+    accounts.set_preferences(
+        svc, b, "manual", None
+    )  # b hosts nothing: the seat keeps its mode for now
     seat = table.room(rid)[0].player_of_user(b.user_id)
     assert seat is not None and seat.continue_mode == "auto"
-    svc.start(a, rid)
+    lobby.start(svc, a, rid)
     seat = table.room(rid)[0].player_of_user(b.user_id)
     assert seat is not None and seat.continue_mode == "manual"
 
 
 def test_an_unknown_room_is_404_and_a_room_that_vanishes_stays_404(table: Table) -> None:
-    with pytest.raises(ApiError) as missing:
-        table.service.get_room("nope", None)
-    assert (missing.value.status, missing.value.code) == (404, "unknown_room")
+    with pytest.raises(Unknown) as missing:
+        play.get_room(table.service, "nope", None)
+    assert (service_status(missing.value), missing.value.code) == (404, "unknown_room")
     a = table.user("alice")
-    with pytest.raises(ApiError) as missing:
-        table.service.act(a, "nope", {"type": "resign"})
-    assert missing.value.status == 404
+    with pytest.raises(Unknown) as missing:
+        play.act(table.service, a, "nope", {"type": "resign"})
+    assert service_status(missing.value) == 404
 
 
 def test_the_stored_room_is_the_one_the_answer_shows(table: Table) -> None:
@@ -185,4 +191,4 @@ def test_the_stored_room_is_the_one_the_answer_shows(table: Table) -> None:
     rid = table.playing(a, b)
     stored = table.store.get_room(rid)
     assert isinstance(stored, StoredRoom)
-    assert table.service.get_room(rid, a)["version"] == stored.version
+    assert play.get_room(table.service, rid, a)["version"] == stored.version

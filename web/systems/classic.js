@@ -3,14 +3,19 @@
 
 import { h } from '../dom.js';
 import { playerName } from '../core.js';
+import { t, tNodes } from '../i18n/index.js';
 import { bidBadge, bidWords } from '../dice.js';
 import {
   DICE_TERMS, STARTING_DICE, diceBidFromEvent, diceBidPanel, diceCard, diceReplay, diceReveal, diceTableWords,
 } from '../bidding.js';
 
+const star = () => h('span', { class: 'star-glyph' }, '*');
+
 /** "at least 4 dice showing 3 or *" ("… showing 3" when the room has no wildcards). */
 function bidMeaning(quantity, face, wildcards = true) {
-  return `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'} showing ${face}${wildcards ? ' or *' : ''}`;
+  return wildcards
+    ? tNodes('classic.meaningWild', { count: quantity, face, star: star() })
+    : tNodes('classic.meaning', { count: quantity, face });
 }
 
 /** True when (quantity, face) raises the current bid (or opens when there is none). */
@@ -52,66 +57,56 @@ const TRACK = {
   minimum: minimumWithFace,
   defaultBid,
   preview(room, quantity, face) {
-    const wilds = hasWildcards(room);
-    return [`You bid ${bidWords(quantity, face)}: ${bidMeaning(quantity, face, wilds).replace(/\*$/, '')}`,
-      ...(wilds ? [h('span', { class: 'star-glyph' }, '*')] : [])];
+    return tNodes('classic.preview', { bid: bidWords(quantity, face), meaning: bidMeaning(quantity, face, hasWildcards(room)) });
   },
 };
 
-function revealSummary(room, reveal) {
+function revealSummary(room, reveal, { byClock = false } = {}) {
   const bid = reveal.bid;
-  const bidder = playerName(room, bid.player_id);
-  const challenger = playerName(room, reveal.challenger_id);
+  const strong = (id) => h('strong', {}, playerName(room, id));
   const stood = reveal.count >= bid.quantity;
+  const count = h('strong', { testid: 'reveal-count' }, String(reveal.count));
   const lines = [
-    h('p', {}, h('strong', {}, bidder), ` bid ${bidWords(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
-      h('strong', {}, challenger), ' called Liar!'),
-    h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
-      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face}`, hasWildcards(room) ? [' or ', h('span', { class: 'star-glyph' }, '*')] : null,
-      stood ? ': the bid stood.' : ': the bid was a lie.'),
-    h('p', {}, h('strong', {}, playerName(room, reveal.loser_id)),
-      reveal.penalty === 'give' ? ` gives a die to ${playerName(room, reveal.winner_id)}.` : ' discards a die.'),
+    h('p', { testid: 'reveal-call' }, tNodes(byClock ? 'classic.reveal.clock' : 'classic.reveal.called', {
+      bidder: strong(bid.player_id), bid: bidWords(bid.quantity, bid.face), badge: bidBadge(bid), challenger: strong(reveal.challenger_id),
+    })),
+    h('p', {}, tNodes(hasWildcards(room) ? 'classic.reveal.countWild' : 'classic.reveal.count', { count: reveal.count, n: count, face: bid.face, star: star() }),
+    t(stood ? 'classic.reveal.stood' : 'classic.reveal.lie')),
+    h('p', {}, tNodes(reveal.penalty === 'give' ? 'classic.reveal.gives' : 'classic.reveal.discards', {
+      loser: strong(reveal.loser_id), winner: playerName(room, reveal.winner_id),
+    })),
   ];
-  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is eliminated.`));
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, t('classic.reveal.eliminated', { name: playerName(room, id) })));
   return h('div', { class: 'reveal-summary' }, lines);
 }
 
 const REVEAL = {
   summary: revealSummary,
   isLoser: (reveal, row) => row.player_id === reveal.loser_id,
-  pills: (reveal, row) => (row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, '−1 die') : null),
-  footnote: '',
+  pills: (reveal, row) => (row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, t('classic.reveal.lostPill')) : null),
+  footnote: null,
 };
 
-const WILDCARD_CHANCE = { name: 'wildcard_chance', label: 'Wildcard chance', default: 10, options: [[0, '0 %'], [5, '5 %'], [10, '10 %']] };
+const WILDCARD_CHANCE = {
+  name: 'wildcard_chance', label: 'classic.wildcard_chance', default: 10,
+  options: [0, 5, 10].map((n) => [n, 'classic.percent', { n }]),
+};
 const PENALTY = {
-  name: 'penalty', label: 'Penalty (loser of a challenge)', default: 'discard',
-  options: [['discard', 'Discards 1 die'], ['give', 'Gives 1 die to winner']],
+  name: 'penalty', label: 'classic.penalty', default: 'discard',
+  options: [['discard', 'settings.penalty.discard'], ['give', 'settings.penalty.give']],
 };
 
 export default {
   rules: 'classic',
   label: 'Classic',
-  summary: 'Bid on all dice in play; * dice are wild; the loser of a challenge loses one die.',
   fields: [STARTING_DICE, WILDCARD_CHANCE, PENALTY],
   chips: (v) => [
-    `${v.starting_dice ?? '?'} dice`,
-    `${v.wildcard_chance ?? 0}% ★`,
-    v.penalty === 'give' ? 'give' : 'discard',
-    `${v.turn_seconds ?? '?'}s turns`,
+    t('settings.chip.dice', { count: v.starting_dice ?? 5 }),
+    t('classic.chip.star', { n: v.wildcard_chance ?? 0 }),
+    t(v.penalty === 'give' ? 'settings.chip.give' : 'settings.chip.discard'),
+    t('settings.chip.turns', { n: v.turn_seconds ?? 30 }),
   ],
-  help: {
-    goal: 'Be the last player with dice.',
-    steps: [
-      'Everyone rolls their dice in secret. You see only your own.',
-      'On your turn, bid on all the dice on the table, yours and everyone else’s: “four 3s” means at least four dice show a 3 or a ★ (a wild die).',
-      'Each bid must beat the last one: more dice (any face), or the same number of dice with a higher face. Over four 3s you may bid four 4s or five 1s, not three 6s.',
-      'Or call Liar! on the last bid. All dice are shown: if there are fewer than bid, the bidder loses a die; otherwise the caller does.',
-      'The loser discards the die, or gives it to the winner if the room says so. The loser opens the next round.',
-    ],
-    tips: ['How often a ★ comes up is a room setting (0, 5 or 10 %). With 0 % nothing is wild.',
-      'If your time runs out, the game calls Liar! for you (or bids “one 1” to open).'],
-  },
+  // Its words (label, summary, How to play, the reveal) are in classic.i18n.json.
   terms: DICE_TERMS,
   panel: (room) => diceBidPanel(room, TRACK),
   card: (room, player, opts) => diceCard(room, player, opts, TRACK),

@@ -4,6 +4,8 @@
 
 export const RULES = ['classic', 'wild-stars', 'poker', 'perudo'];
 
+import { addMessages, has, t } from '../i18n/index.js';
+
 let loaded = null;
 
 /** Load every system module (and its stylesheet) once, before the first screen is drawn. */
@@ -15,6 +17,11 @@ export async function loadSystems() {
     if (!system || system.rules !== RULES[i]) throw new Error(`systems/${RULES[i]}.js does not export its system`);
     return system;
   });
+  // Each system's words: `<rules>.i18n.json` beside its module (web/i18n/index.js says how).
+  await Promise.all(RULES.map(async (rules) => {
+    const response = await fetch(new URL(`./${rules}.i18n.json`, import.meta.url));
+    if (response.ok) addMessages(await response.json());
+  }));
   await Promise.all(loaded.filter((s) => s.stylesheet).map((s) => new Promise((resolve) => {
     const link = document.createElement('link');
     link.rel = 'stylesheet';
@@ -24,6 +31,16 @@ export async function loadSystems() {
     document.head.append(link);
   })));
   return loaded;
+}
+
+/** A system's name in the chosen language (`<rules>.label`), its module's `label` otherwise. */
+export function systemLabel(system) {
+  return has(`${system.rules}.label`) ? t(`${system.rules}.label`) : system.label;
+}
+
+/** A system's short name (`<rules>.short`), else its label. */
+export function systemShort(system) {
+  return has(`${system.rules}.short`) ? t(`${system.rules}.short`) : systemLabel(system);
 }
 
 /** The systems in registry order (after loadSystems()). */

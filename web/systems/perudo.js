@@ -10,14 +10,16 @@ import {
   DICE_TERMS, STARTING_DICE, diceBidFromEvent, diceBidPanel, diceCard, diceReplay, diceReveal,
 } from '../bidding.js';
 import { actionPath, capitalize, isActive, myPlayer } from '../play.js';
+import { t, tNodes } from '../i18n/index.js';
 
 const ACES = 1;
 const FACES = [1, 2, 3, 4, 5, 6];
 
 /** "three aces", "one ace", "five 4s", "one 6". */
 function words(quantity, face) {
-  if (face === ACES) return `${numberWord(quantity)} ${quantity === 1 ? 'ace' : 'aces'}`;
-  return `${numberWord(quantity)} ${face}${quantity === 1 ? '' : 's'}`;
+  const number = quantity === 1 ? t('perudo.one') : numberWord(quantity);
+  if (face === ACES) return t('perudo.aces', { count: quantity, number });
+  return t('perudo.face', { count: quantity, number, face: String(face), faceWord: t(`dice.face.${face}`, { count: quantity }) });
 }
 
 function palifico(room) {
@@ -70,6 +72,7 @@ function makeTrack(room) {
     defaultBid,
     preview,
     controls: calzaControls,
+    liarKey: 'perudo.dudo',
   };
 }
 
@@ -94,27 +97,28 @@ function defaultBid(room) {
 
 /** "at least 3 dice showing 4 or an ace" / "at least 2 aces". */
 function meaning(room, quantity, face) {
-  const dice = `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'}`;
-  if (face === ACES) return `${dice} showing an ace`;
-  return palifico(room) ? `${dice} showing ${face} (aces are not wild)` : `${dice} showing ${face} or an ace`;
+  if (face === ACES) return t('perudo.meaningAces', { count: quantity });
+  return t(palifico(room) ? 'perudo.meaningPal' : 'perudo.meaning', { count: quantity, face });
 }
 
 /** The bid preview, with the ace rule that makes it legal ("three aces beats five 4s"). */
 function preview(room, quantity, face) {
   const current = room.game.current_bid;
-  const out = [`You bid ${words(quantity, face)}: ${meaning(room, quantity, face)}.`];
+  const out = [t('perudo.preview', { bid: words(quantity, face), meaning: meaning(room, quantity, face) })];
   if (current && !palifico(room)) {
     if (face === ACES && current.face !== ACES) {
-      out.push(h('span', { class: 'ace-rule', testid: 'ace-rule' },
-        ` ${capitalize(words(quantity, face))} beats ${words(current.quantity, current.face)}: going to aces, half the quantity (rounded up) is enough.`));
+      out.push(' ', h('span', { class: 'ace-rule', testid: 'ace-rule' },
+        capitalize(t('perudo.toAces', { bid: words(quantity, face), current: words(current.quantity, current.face) }))));
     } else if (face !== ACES && current.face === ACES) {
-      out.push(h('span', { class: 'ace-rule', testid: 'ace-rule' },
-        ` Leaving ${words(current.quantity, current.face)} takes twice plus one: at least ${2 * current.quantity + 1}.`));
+      out.push(' ', h('span', { class: 'ace-rule', testid: 'ace-rule' },
+        t('perudo.leaveAces', { current: words(current.quantity, current.face), n: 2 * current.quantity + 1 })));
     }
   }
-  if (!current && !palifico(room)) out.push(h('span', { class: 'muted', testid: 'no-aces-opening' }, ' No opening on aces.'));
+  if (!current && !palifico(room)) out.push(' ', h('span', { class: 'muted', testid: 'no-aces-opening' }, t('perudo.noAcesOpening')));
   if (current && palifico(room) && !context(room).single) {
-    out.push(h('span', { class: 'muted' }, ` Palifico: the face stays ${current.face === ACES ? 'aces' : `${current.face}s`}.`));
+    const faceWords = current.face === ACES ? t('perudo.acesWord')
+      : t('perudo.facesWord', { face: current.face, faceWord: t(`dice.face.${current.face}`, { count: 2 }) });
+    out.push(' ', h('span', { class: 'muted' }, t('perudo.palFace', { face: faceWords })));
   }
   return out;
 }
@@ -126,11 +130,11 @@ function calzaControls(room, myTurn) {
   if (!g.current_bid || playersWithDice(room) < 3) return { box: null, extra: () => ({}) };
   const button = h('button', {
     type: 'button', class: 'btn btn-ghost calza-button', testid: 'call-calza', disabled: !legal,
-    title: 'Say the current bid is exactly right: win a die back if it is, lose one if not',
+    title: t('perudo.calzaTitle'),
     onclick: (event) => roomCall('POST', actionPath(room), { type: 'calza', turn: g.turn.number }, event.currentTarget),
-  }, 'Calza!');
+  }, t('perudo.calza'));
   const box = h('div', { class: 'calza-box row-between' },
-    h('span', { class: 'muted small' }, `Exactly ${words(g.current_bid.quantity, g.current_bid.face)}?`), button);
+    h('span', { class: 'muted small' }, t('perudo.exactly', { bid: words(g.current_bid.quantity, g.current_bid.face) })), button);
   return { box, extra: () => ({}) };
 }
 
@@ -139,8 +143,8 @@ function markAces(node) {
   if (!node || !node.querySelectorAll) return node;
   for (const d of node.querySelectorAll('.die[data-face="1"]')) {
     d.classList.add('die-ace');
-    d.setAttribute('aria-label', 'ace');
-    d.title = 'Ace (1): wild';
+    if (d.getAttribute('role') === 'img') d.setAttribute('aria-label', t('perudo.ace'));
+    d.title = t('perudo.aceTitle');
   }
   return node;
 }
@@ -149,14 +153,13 @@ function panel(room) {
   const node = diceBidPanel(room, makeTrack(room));
   const liar = node.querySelector('[data-testid="call-liar"]');
   if (liar) {
-    liar.textContent = 'Dudo!';
-    liar.title = 'Dudo (Liar!): challenge the current bid';
+    liar.textContent = t('perudo.dudo');
+    liar.title = t('perudo.dudoTitle');
   }
   if (palifico(room)) {
-    const opener = room.game.opener_id ? playerName(room, room.game.opener_id) : 'a player';
+    const opener = room.game.opener_id ? playerName(room, room.game.opener_id) : t('perudo.aPlayer');
     const banner = h('div', { class: 'palifico-banner', testid: 'palifico-banner', role: 'status' },
-      h('strong', {}, 'Palifico! '),
-      `${opener} is down to one die. This round aces are not wild and the face is fixed: raise the quantity only (a player with a single die may change the face).`);
+      h('strong', {}, t('perudo.palifico')), ' ', t('perudo.palBanner', { name: opener }));
     const header = node.querySelector('h2');
     if (header) header.after(banner);
     else node.prepend(banner);
@@ -164,32 +167,34 @@ function panel(room) {
   return markAces(node);
 }
 
-function revealSummary(room, reveal) {
+function revealSummary(room, reveal, { byClock = false } = {}) {
   const bid = reveal.bid;
-  const bidder = playerName(room, bid.player_id);
-  const caller = playerName(room, reveal.challenger_id);
+  const strong = (id) => h('strong', {}, playerName(room, id));
   const calza = reveal.kind === 'calza';
-  const showing = bid.face === ACES ? 'showing an ace' : reveal.palifico ? `showing ${bid.face}` : `showing ${bid.face} or an ace`;
+  const count = h('strong', { testid: 'reveal-count' }, String(reveal.count));
+  const countKey = bid.face === ACES ? 'perudo.reveal.countAces' : reveal.palifico ? 'perudo.reveal.countPal' : 'perudo.reveal.count';
+  const callKey = calza ? 'perudo.reveal.calza' : byClock ? 'perudo.reveal.clock' : 'perudo.reveal.dudo';
   const lines = [
-    h('p', {}, h('strong', {}, bidder), ` bid ${words(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
-      h('strong', {}, caller), calza ? ' called Calza! (exactly right)' : ' called Dudo!'),
-    h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
-      ` ${reveal.count === 1 ? 'die' : 'dice'} ${showing}`,
-      calza
-        ? (reveal.count === bid.quantity ? ': exactly right.' : ': not exact.')
-        : (reveal.count >= bid.quantity ? ': the bid stood.' : ': the bid was a lie.')),
+    h('p', { testid: 'reveal-call' }, tNodes(callKey, {
+      bidder: strong(bid.player_id), bid: words(bid.quantity, bid.face), badge: bidBadge(bid), caller: strong(reveal.challenger_id),
+    })),
+    h('p', {}, tNodes(countKey, { count: reveal.count, n: count, face: bid.face }),
+      t(calza
+        ? (reveal.count === bid.quantity ? 'perudo.reveal.exact' : 'perudo.reveal.notExact')
+        : (reveal.count >= bid.quantity ? 'perudo.reveal.stood' : 'perudo.reveal.lie'))),
   ];
-  if (reveal.palifico) lines.push(h('p', { class: 'muted', testid: 'reveal-palifico' }, 'A palifico round: aces were not wild.'));
+  if (reveal.palifico) lines.push(h('p', { class: 'muted', testid: 'reveal-palifico' }, t('perudo.reveal.palifico')));
   if (reveal.gained_id) {
-    lines.push(h('p', { class: 'ok', testid: 'reveal-gained' }, h('strong', {}, playerName(room, reveal.gained_id)), ' wins a die back.'));
+    lines.push(h('p', { class: 'ok', testid: 'reveal-gained' }, tNodes('perudo.reveal.gained', { name: strong(reveal.gained_id) })));
   } else if (calza && !reveal.loser_id) {
-    lines.push(h('p', { class: 'ok' }, h('strong', {}, caller), ' was right, but already has the starting dice.'));
+    lines.push(h('p', { class: 'ok' }, tNodes('perudo.reveal.alreadyFull', { name: strong(reveal.challenger_id) })));
   }
   if (reveal.loser_id) {
-    lines.push(h('p', {}, h('strong', {}, playerName(room, reveal.loser_id)),
-      !calza && reveal.penalty === 'give' ? ` gives a die to ${playerName(room, reveal.winner_id)}.` : ' loses a die.'));
+    lines.push(h('p', {}, tNodes(!calza && reveal.penalty === 'give' ? 'perudo.reveal.gives' : 'perudo.reveal.loses', {
+      loser: strong(reveal.loser_id), winner: playerName(room, reveal.winner_id),
+    })));
   }
-  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is eliminated.`));
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, t('perudo.reveal.eliminated', { name: playerName(room, id) })));
   return h('div', { class: 'reveal-summary' }, lines);
 }
 
@@ -197,68 +202,52 @@ const REVEAL = {
   summary: revealSummary,
   isLoser: (reveal, row) => row.player_id === reveal.loser_id,
   pills: (reveal, row) => [
-    row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, '−1 die') : null,
-    row.player_id === reveal.gained_id ? h('span', { class: 'pill pill-ok', testid: 'reveal-gained-pill' }, '+1 die') : null,
+    row.player_id === reveal.loser_id ? h('span', { class: 'pill pill-bad' }, t('perudo.reveal.lostPill')) : null,
+    row.player_id === reveal.gained_id ? h('span', { class: 'pill pill-ok', testid: 'reveal-gained-pill' }, t('perudo.reveal.gainedPill')) : null,
   ],
-  footnote: ' Aces (marked A) count toward every face, except in palifico.',
+  footnote: 'perudo.reveal.footnote',
 };
 
 const PENALTY = {
-  name: 'penalty', label: 'Penalty (loser of a Dudo)', default: 'discard',
-  options: [['discard', 'Discards 1 die'], ['give', 'Gives 1 die to winner']],
+  name: 'penalty', label: 'perudo.penalty', default: 'discard',
+  options: [['discard', 'settings.penalty.discard'], ['give', 'settings.penalty.give']],
 };
 
 export default {
   rules: 'perudo',
   label: 'Perudo',
-  summary: 'Aces are wild; bid on aces at half; Dudo or Calza (exactly right wins a die back); palifico at one die.',
-  note: 'The wildcard chance does not apply to Perudo: the aces are the wild dice.',
   stylesheet: './perudo.css',
   fields: [STARTING_DICE, PENALTY],
   maxPlayers: 10,
-  errors: {
-    opening_on_aces: 'The opening bid cannot be on aces (except in a palifico round).',
-    palifico_face_fixed: 'In a palifico round the face stays the same: raise the quantity. Only a player down to one die may change the face.',
-    aces_below_half: 'Going to aces needs at least half the quantity of the current bid (rounded up).',
-    leaving_aces_too_low: 'Leaving aces needs at least twice their quantity plus one.',
-    calza_heads_up: 'Calza is not allowed when only two players have dice.',
-  },
-  chips: (v) => ['Perudo', `${v.starting_dice ?? '?'} dice`, v.penalty === 'give' ? 'give' : 'discard', `${v.turn_seconds ?? '?'}s turns`],
-  help: {
-    goal: 'Be the last player with dice. 2 to 10 players.',
-    steps: [
-      'Everyone rolls their dice in secret. A 1 is an ace, and aces are wild: they count toward any face.',
-      'Bid on all the dice on the table: “five 4s” means at least five dice show a 4 or an ace. Raise with more dice, or as many of a higher face.',
-      'Going to aces, half the quantity is enough (rounded up): three aces beats five 4s. Leaving aces takes twice plus one: over three aces, seven of any face. You may not open on aces.',
-      'Or call Dudo! (Liar!): if fewer dice than bid are there, the bidder loses a die; otherwise you do.',
-      'Or call Calza! when you think the bid is exactly right: if it is, you win a die back (up to your starting dice); if not, you lose one. Not with only two players left.',
-      'Palifico: when a player first drops to one die, the next round is theirs to open; aces are not wild and the face stays fixed (only a player with a single die may change it). Once per player.',
-    ],
-    tips: ['Whoever lost or won a die opens the next round.',
-      'If your time runs out, the game calls Dudo for you (or bids one 2 to open, one ace in palifico).'],
-  },
-  terms: { ...DICE_TERMS, revealHint: 'When someone calls Dudo! or Calza!, every hand is revealed here.' },
+  // Words of its own error codes: perudo.error.<code> in perudo.i18n.json.
+  errors: ['opening_on_aces', 'palifico_face_fixed', 'aces_below_half', 'leaving_aces_too_low', 'calza_heads_up'],
+  chips: (v) => [t('perudo.label'), t('settings.chip.dice', { count: v.starting_dice ?? 5 }),
+    t(v.penalty === 'give' ? 'settings.chip.give' : 'settings.chip.discard'), t('settings.chip.turns', { n: v.turn_seconds ?? 30 })],
+  // Its words (label, summary, note, How to play, the reveal) are in perudo.i18n.json.
+  terms: { ...DICE_TERMS, revealHint: 'perudo.revealHint' },
   panel,
   card: (room, player, opts) => {
     const parts = diceCard(room, player, opts, makeTrack(room));
     parts.dice = parts.dice.map(markAces);
     if (parts.bid) {
       const bid = room.game.current_bid;
-      parts.bid = markAces(h('span', { class: 'card-bid', testid: 'card-bid' }, 'bid ', bidBadge(bid), ` ${words(bid.quantity, bid.face)}`));
+      parts.bid = markAces(h('span', { class: 'card-bid', testid: 'card-bid' }, tNodes('card.bid', { badge: bidBadge(bid), words: words(bid.quantity, bid.face) })));
     }
     return parts;
   },
   reveal: (room, reveal, opts) => markAces(diceReveal(room, reveal, opts, REVEAL)),
   moveEvents: ['calza_called'],
+  liarKey: 'perudo.dudo',
+  liarActionKey: 'perudo.liarWasCalled',
   moveWords(e) {
-    if (e.type === 'calza_called') return 'Calza!';
+    if (e.type === 'calza_called') return t('perudo.calza');
     return e.type === 'bid_placed' ? words(e.quantity, e.face) : null;
   },
-  actionWords: (action) => (action.type === 'bid' ? `${words(action.quantity, action.face)} was bid` : null),
+  actionWords: (action) => (action.type === 'bid' ? t('perudo.wasBid', { bid: words(action.quantity, action.face) }) : null),
   bidFromEvent: diceBidFromEvent,
   replay: {
     ...diceReplay,
     bidWords: (bid) => words(bid.quantity, bid.face),
-    verdict: (reveal) => `${reveal.kind === 'calza' ? 'Calza' : 'Dudo'}${reveal.palifico ? ' (palifico)' : ''}: ${reveal.count} counted`,
+    verdict: (reveal) => t(`perudo.replay.verdict${reveal.kind === 'calza' ? 'Calza' : ''}${reveal.palifico ? 'Pal' : ''}`, { n: reveal.count }),
   },
 };

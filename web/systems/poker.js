@@ -2,18 +2,18 @@
 // cup and the stage controls (respond, reroll, claim, five aces), and the poker reveal.
 
 import { h } from '../dom.js';
-import { playerName, roomCall, state } from '../core.js';
+import { playerName, roomCall } from '../core.js';
 import { turnClock } from '../play.js';
+import { numberWord } from '../dice.js';
+import { t, tList, tNodes } from '../i18n/index.js';
 
 /** The faces, low to high, as the server names them. */
 const POKER_FACES = ['9', 'T', 'J', 'Q', 'K', 'A'];
 const CATEGORIES = ['high_card', 'pair', 'two_pairs', 'three_of_a_kind', 'full_house', 'four_of_a_kind', 'five_of_a_kind'];
-const CATEGORY_LABELS = ['High card', 'One pair', 'Two pairs', 'Three of a kind', 'Full house', 'Four of a kind', 'Five of a kind'];
 /** How many distinct faces a hand of each category names (its groups, largest first). */
 const GROUPS = [5, 4, 3, 3, 2, 2, 1];
-const SINGULAR = { 9: 'nine', T: 'ten', J: 'jack', Q: 'queen', K: 'king', A: 'ace' };
-const PLURAL = { 9: 'nines', T: 'tens', J: 'jacks', Q: 'queens', K: 'kings', A: 'aces' };
-const COUNT_WORDS = ['', 'one', 'two', 'three', 'four', 'five'];
+/** A poker face in words: "jack" (count 1), "jacks" (count 2). */
+const faceName = (face, count = 1) => t(`poker.face.${face}`, { count });
 
 const value = (face) => POKER_FACES.indexOf(String(face)) + 1;
 const faceOf = (v) => POKER_FACES[v - 1];
@@ -69,25 +69,23 @@ function handWords(hand) {
   const faces = canonical(hand.map(value)).map(faceOf);
   const groups = [...new Set(faces)];
   const rest = (from) => groups.slice(from).map((f) => (f === 'T' ? '10' : f)).join(' ');
-  switch (categoryIndex(faces.map(value))) {
-    case 0: return `${SINGULAR[groups[0]]} high, ${rest(1)}`;
-    case 1: return `a pair of ${PLURAL[groups[0]]}, ${rest(1)}`;
-    case 2: return `two pairs, ${PLURAL[groups[0]]} and ${PLURAL[groups[1]]}, ${rest(2)}`;
-    case 3: return `three ${PLURAL[groups[0]]}, ${rest(1)}`;
-    case 4: return `a full house, ${PLURAL[groups[0]]} over ${PLURAL[groups[1]]}`;
-    case 5: return `four ${PLURAL[groups[0]]}, ${rest(1)}`;
-    default: return `five ${PLURAL[groups[0]]}`;
-  }
+  const cat = categoryIndex(faces.map(value));
+  const twoGroups = cat === 2 || cat === 4;
+  return t(`poker.hand.${cat}`, {
+    face: faceName(groups[0]), a: faceName(groups[0], 2), b: faceName(groups[1], 2), rest: rest(twoGroups ? 2 : 1),
+  });
 }
 
 /** A poker die tile: 9 T J Q K A (T is shown as 10), or hidden (null). */
 function pokerDie(face, { size = '', exposed = false, testid = null } = {}) {
   const classes = ['pdie', size, exposed ? 'is-exposed' : ''];
-  if (!face) return h('span', { class: [...classes, 'pdie-hidden'], role: 'img', 'aria-label': 'hidden die', testid }, '?');
+  if (!face) return h('span', { class: [...classes, 'pdie-hidden'], role: 'img', 'aria-label': t('poker.hidden'), testid }, '?');
   const label = face === 'T' ? '10' : face;
+  const name = faceName(face);
   return h('span', {
     class: [...classes, `pdie-${face}`], role: 'img', testid, dataset: { face },
-    'aria-label': `${SINGULAR[face]}${exposed ? ' (exposed)' : ''}`, title: `${capitalize(SINGULAR[face])}${exposed ? ', exposed' : ''}`,
+    'aria-label': exposed ? t('poker.exposedLabel', { face: name }) : name,
+    title: capitalize(exposed ? t('poker.exposedTitle', { face: name }) : name),
   }, label);
 }
 
@@ -98,7 +96,9 @@ function pokerHand(faces, { size = 'small', exposed = [] } = {}) {
 
 /** A claim as tiles and words. */
 function claimBadge(claim, size = 'small') {
-  return h('span', { class: 'claim-badge', title: handWords(claim.hand) }, pokerHand(claim.hand, { size }),
+  const tiles = pokerHand(claim.hand, { size });
+  tiles.setAttribute('aria-hidden', 'true');
+  return h('span', { class: 'claim-badge', title: handWords(claim.hand) }, tiles,
     h('span', { class: 'claim-words' }, handWords(claim.hand)));
 }
 
@@ -107,14 +107,17 @@ function capitalize(text) {
 }
 
 function diceWord(n) {
-  return `${COUNT_WORDS[n] ?? n} ${n === 1 ? 'die' : 'dice'}`;
+  return t('poker.dice', { count: n, number: numberWord(n) });
 }
 
-/** "Bot 1 rerolled 2 dice", "You passed the cup without rerolling". */
+/** "Bot 1 rerolled 2 dice", "You rerolled nothing". */
 function rerollWords(room, entry) {
   const me = room.me || {};
-  const who = entry.player_id === me.player_id ? 'You' : playerName(room, entry.player_id);
-  return entry.count === 0 ? `${who} rerolled nothing` : `${who} rerolled ${diceWord(entry.count)}`;
+  if (entry.player_id === me.player_id) {
+    return entry.count === 0 ? t('poker.youRerolledNothing') : t('poker.youRerolled', { dice: diceWord(entry.count) });
+  }
+  const who = playerName(room, entry.player_id);
+  return entry.count === 0 ? t('poker.rerolledNothing', { who }) : t('poker.rerolled', { who, dice: diceWord(entry.count) });
 }
 
 /** The latest announced reroll of a player this hand, or null. */
@@ -128,34 +131,29 @@ function lastReroll(room, playerId) {
 function livesBadge(n, of) {
   const total = Math.max(n, of || n);
   const hearts = Array.from({ length: total }, (_, i) => h('span', { class: i < n ? 'heart' : 'heart is-lost', 'aria-hidden': 'true' }, '♥'));
-  return h('span', { class: 'lives', testid: 'lives', title: `${n} ${n === 1 ? 'life' : 'lives'}`, dataset: { lives: String(n) } },
-    hearts, h('span', { class: 'lives-count' }, `${n} ${n === 1 ? 'life' : 'lives'}`));
+  return h('span', { class: 'lives', testid: 'lives', title: t('poker.lives', { count: n }), dataset: { lives: String(n) } },
+    hearts, h('span', { class: 'lives-count' }, t('poker.lives', { count: n })));
 }
 
-const STAGE_WAIT = {
-  claim: 'is making a claim',
-  respond: 'decides: accept the claim or call Liar!',
-  reroll: 'looks at the dice and may reroll',
-  aces: 'rolls for five aces',
-};
+const STAGES = ['claim', 'respond', 'reroll', 'aces'];
 
 // ---- the stage controls -------------------------------------------------------
 
 /** The selection of the current turn: dice to reroll, exposure changes, the claim builder. */
-function selection(room) {
+function selection(room, part) {
   const g = room.game;
   const key = `${room.id}:${g.round}:${g.turn ? g.turn.number : ''}`;
-  if (!state.poker || state.poker.key !== key) {
-    state.poker = { key, reroll: [], expose: [], unexpose: [], category: null, faces: [] };
+  if (!part.turn || part.turn.key !== key) {
+    part.turn = { key, reroll: [], expose: [], unexpose: [], category: null, faces: [] };
   }
-  return state.poker;
+  return part.turn;
 }
 
 /**
  * The poker panel in the bid slot: current claim, announcements, the cup, and the controls
  * of the stage the turn is at. helpers: {countdown, active} from the game screen.
  */
-function pokerPanel(room, { countdown, active }) {
+function pokerPanel(room, { countdown, active, selection: part }) {
   const g = room.game;
   const me = room.me || {};
   const table = g.table || {};
@@ -168,21 +166,21 @@ function pokerPanel(room, { countdown, active }) {
   const current = g.current_bid;
   const cup = Array.isArray(me.dice) && me.dice.length === 5 ? me.dice : null;
   const exposedNow = (table.exposed || [null, null, null, null, null]).map((f, i) => (f ? i : null)).filter((i) => i !== null);
-  const sel = selection(room);
+  const sel = selection(room, part);
 
-  const header = h('h2', {}, myTurn ? 'Your turn' : 'Poker Liar Dice');
+  const header = h('h2', { testid: 'bid-heading', tabindex: '-1', 'data-focus-fallback': '' }, myTurn ? t('poker.yourTurn') : t('poker.label'));
   const claimLine = current
-    ? h('p', { class: 'current-bid-line', testid: 'poker-current-claim' }, 'Current claim: ', claimBadge(current, 'small'),
-      ` by ${playerName(room, current.player_id)}`)
-    : h('p', { class: 'current-bid-line muted', testid: 'poker-current-claim' }, 'No claim yet this hand.');
+    ? h('p', { class: 'current-bid-line', testid: 'poker-current-claim' },
+      tNodes('poker.currentClaim', { claim: claimBadge(current, 'small'), name: playerName(room, current.player_id) }))
+    : h('p', { class: 'current-bid-line muted', testid: 'poker-current-claim' }, t('poker.noClaim'));
   const rerolls = (table.rerolls || []).length
-    ? h('ul', { class: 'poker-rerolls', testid: 'poker-rerolls', 'aria-live': 'polite' },
-      table.rerolls.length > 4 ? h('li', { class: 'muted' }, `${table.rerolls.length - 4} earlier`) : null,
+    ? h('ul', { class: 'poker-rerolls', testid: 'poker-rerolls' },
+      table.rerolls.length > 4 ? h('li', { class: 'muted' }, t('poker.earlier', { n: table.rerolls.length - 4 })) : null,
       table.rerolls.slice(-4).map((r) => h('li', { testid: 'poker-reroll-note' }, rerollWords(room, r))))
     : null;
 
   if (!bidding) {
-    const note = g.phase === 'break' ? 'The hand is over. The next hand starts after the break.' : 'Final reveal…';
+    const note = g.phase === 'break' ? t('poker.handOver') : t('poker.finalReveal');
     return h('section', { class: 'card bid-panel poker-panel', testid: 'bid-panel' }, header, h('p', { class: 'muted' }, note));
   }
 
@@ -199,21 +197,22 @@ function pokerPanel(room, { countdown, active }) {
     const holderOnly = cup && !exposedNow.includes(i);
     if (!canReroll && !canExpose) {
       return h('span', { class: 'cup-slot', testid: 'poker-die', dataset: { index: String(i), face: face || '' } }, tile,
-        holderOnly ? h('span', { class: 'cup-slot-note muted' }, 'only you') : out ? h('span', { class: 'cup-slot-note' }, 'exposed') : null);
+        holderOnly ? h('span', { class: 'cup-slot-note muted' }, t('poker.onlyYou')) : out ? h('span', { class: 'cup-slot-note' }, t('poker.exposed')) : null);
     }
     const button = h('button', {
       type: 'button', class: 'cup-die poker-cup-die', testid: 'poker-die', dataset: { index: String(i), face: face || '' },
       'aria-pressed': String(sel.reroll.includes(i)), disabled: !canReroll,
-      'aria-label': `Reroll die ${i + 1}`,
+      'aria-label': t('poker.rerollDie', { n: i + 1, shown: face ? (face === 'T' ? '10' : face) : '?', face: face ? faceName(face) : t('poker.hidden') }),
     }, tile);
     button.addEventListener('click', () => {
-      if (exposedAfter().includes(i)) { hint.textContent = 'Exposed dice stay out of the cup: take the die back first.'; return; }
+      if (exposedAfter().includes(i)) { hint.textContent = t('poker.exposedStay'); return; }
       sel.reroll = sel.reroll.includes(i) ? sel.reroll.filter((j) => j !== i) : [...sel.reroll, i];
       sync();
     });
     dieButtons.push(button);
     const toggle = stage === 'aces' ? null : h('button', {
       type: 'button', class: 'btn btn-ghost btn-tiny', testid: 'poker-expose', dataset: { index: String(i) },
+      'aria-label': out ? t('poker.takeBackN', { n: i + 1 }) : t('poker.exposeN', { n: i + 1 }),
       onclick: () => {
         if (exposedNow.includes(i)) {
           sel.unexpose = sel.unexpose.includes(i) ? sel.unexpose.filter((j) => j !== i) : [...sel.unexpose, i];
@@ -223,15 +222,15 @@ function pokerPanel(room, { countdown, active }) {
         }
         rebuild();
       },
-    }, out ? 'Take back' : 'Expose');
+    }, out ? t('poker.takeBack') : t('poker.expose'));
     return h('span', { class: 'cup-slot' }, button, toggle);
   });
   const holder = table.holder_id;
   const cupBox = h('div', { class: 'poker-cup', testid: 'poker-cup', dataset: { stage: stage || '' } },
     h('div', { class: 'row-between' },
-      h('span', { class: 'field-label' }, holder === me.player_id ? 'The cup (you hold it)' : `The cup (${playerName(room, holder)} holds it)`),
+      h('span', { class: 'field-label' }, holder === me.player_id ? t('poker.cupYou') : t('poker.cupOf', { name: playerName(room, holder) })),
       table.aces_rolls_left !== null && table.aces_rolls_left !== undefined && stage === 'aces'
-        ? h('span', { class: 'pill pill-muted', testid: 'poker-aces-left' }, `${table.aces_rolls_left} ${table.aces_rolls_left === 1 ? 'roll' : 'rolls'} left`) : null),
+        ? h('span', { class: 'pill pill-muted', testid: 'poker-aces-left' }, t('poker.rollsLeft', { count: table.aces_rolls_left })) : null),
     h('div', { class: 'cup-picker' }, cupTiles),
     hint);
 
@@ -240,18 +239,18 @@ function pokerPanel(room, { countdown, active }) {
     const k = sel.reroll.length;
     if (rerollButton) {
       rerollButton.disabled = k === 0;
-      rerollButton.textContent = k ? `Reroll ${diceWord(k)}` : 'Reroll';
+      rerollButton.textContent = k ? t('poker.rerollN', { count: k, number: numberWord(k) }) : t('poker.reroll');
     }
-    if (stage === 'reroll') hint.textContent = 'Click dice to reroll them. Exposed dice are seen by everyone and stay out of the cup.';
-    else if (stage === 'aces') hint.textContent = 'Click dice to roll them again, or stop.';
-    else if (stage === 'claim' && cup) hint.textContent = 'Expose dice to show them to everyone; your claim must include them.';
-    else hint.textContent = cup ? 'Only you see the dice in the cup.' : '';
+    if (stage === 'reroll') hint.textContent = t('poker.hint.reroll');
+    else if (stage === 'aces') hint.textContent = t('poker.hint.aces');
+    else if (stage === 'claim' && cup) hint.textContent = t('poker.hint.claim');
+    else hint.textContent = cup ? t('poker.hint.cup') : '';
   }
   let rerollButton = null;
   function rebuild() {
     // Exposure changes alter the legal claims: redraw the whole panel with the same selection.
     const host = panelNode.parentNode;
-    if (host) host.replaceChildren(pokerPanel(room, { countdown, active }));
+    if (host) host.replaceChildren(pokerPanel(room, { countdown, active, selection: part }));
   }
 
   const controls = [];
@@ -262,29 +261,29 @@ function pokerPanel(room, { countdown, active }) {
   if (myTurn && stage === 'respond') {
     const fiveAces = current && current.category === 'five_of_a_kind' && current.hand[0] === 'A';
     controls.push(h('p', {}, fiveAces
-      ? 'Five aces! Accept and roll for them yourself, or call Liar!'
-      : 'Accept the claim and take the cup, or call Liar! and lift it.'));
+      ? t('poker.fiveAcesQ')
+      : t('poker.acceptQ')));
     controls.push(h('div', { class: 'button-row' },
-      h('button', { class: 'btn btn-primary', testid: 'poker-accept', onclick: (e) => send({ type: 'accept' }, e.currentTarget) }, 'Accept'),
-      h('button', { class: 'btn btn-danger', testid: 'poker-liar', onclick: (e) => send({ type: 'liar' }, e.currentTarget) }, 'Liar!')));
+      h('button', { class: 'btn btn-primary', testid: 'poker-accept', onclick: (e) => send({ type: 'accept' }, e.currentTarget) }, t('poker.accept')),
+      h('button', { class: 'btn btn-danger', testid: 'poker-liar', 'aria-keyshortcuts': 'L', onclick: (e) => send({ type: 'liar' }, e.currentTarget) }, t('poker.liar'))));
   } else if (myTurn && stage === 'reroll') {
     rerollButton = h('button', {
       class: 'btn btn-primary', testid: 'poker-reroll',
       onclick: (e) => send({ type: 'reroll', dice: [...sel.reroll].sort(), ...exposureFields() }, e.currentTarget),
-    }, 'Reroll');
+    }, t('poker.reroll'));
     controls.push(h('div', { class: 'button-row' }, rerollButton,
       h('button', {
-        class: 'btn btn-secondary', testid: 'poker-keep', title: 'Reroll nothing (announced as 0 dice), then claim',
+        class: 'btn btn-secondary', testid: 'poker-keep', title: t('poker.keepTitle'),
         onclick: (e) => send({ type: 'reroll', dice: [], ...exposureFields() }, e.currentTarget),
-      }, 'Keep all, no reroll')));
+      }, t('poker.keep'))));
   } else if (myTurn && stage === 'aces') {
     if (!sel.touched) { sel.reroll = cup ? [0, 1, 2, 3, 4].filter((i) => cup[i] !== 'A') : []; sel.touched = true; }
     rerollButton = h('button', {
       class: 'btn btn-primary', testid: 'poker-reroll',
       onclick: (e) => send({ type: 'reroll', dice: [...sel.reroll].sort() }, e.currentTarget),
-    }, 'Reroll');
+    }, t('poker.reroll'));
     controls.push(h('div', { class: 'button-row' }, rerollButton,
-      h('button', { class: 'btn btn-secondary', testid: 'poker-stop', onclick: (e) => send({ type: 'stop' }, e.currentTarget) }, 'Stop')));
+      h('button', { class: 'btn btn-secondary', testid: 'poker-stop', onclick: (e) => send({ type: 'stop' }, e.currentTarget) }, t('poker.stop'))));
   } else if (myTurn && stage === 'claim') {
     const exposedValues = exposedAfter().map((i) => value(cup ? cup[i] : table.exposed[i]));
     controls.push(claimBuilder(room, sel, {
@@ -296,9 +295,9 @@ function pokerPanel(room, { countdown, active }) {
   }
   sync();
   const turnLine = myTurn
-    ? h('p', { class: 'turn-line is-mine' }, 'Time left ', countdown(g.turn.deadline, 'big'))
-    : h('p', { class: 'turn-line' }, `${playerName(room, turnPlayer)} ${STAGE_WAIT[stage] || 'is to act'}`, turnClock(g.turn));
-  const watching = !active ? h('p', { class: 'muted' }, me.player_id ? 'You are out of lives: you keep watching.' : 'You are watching this game.') : null;
+    ? h('p', { class: 'turn-line is-mine' }, tNodes('poker.timeLeft', { time: countdown(g.turn.deadline, 'big') }))
+    : h('p', { class: 'turn-line' }, t(`poker.wait.${STAGES.includes(stage) ? stage : 'other'}`, { name: playerName(room, turnPlayer) }), turnClock(g.turn));
+  const watching = !active ? h('p', { class: 'muted' }, me.player_id ? t('poker.outOfLives') : t('poker.watching')) : null;
   const panelNode = h('section', { class: ['card', 'bid-panel', 'poker-panel', myTurn ? 'is-my-turn' : ''], testid: 'bid-panel', dataset: { stage: stage || '' } },
     header, claimLine, rerolls, turnLine, watching, cupBox, controls);
   return panelNode;
@@ -317,21 +316,21 @@ function claimBuilder(room, sel, { current, exposed, cup, submit }) {
     if (start) { sel.category = categoryIndex(start); sel.faces = [...new Set(start)]; } else { sel.category = 1; sel.faces = []; }
   }
   const categorySelect = h('select', {
-    testid: 'poker-category', 'aria-label': 'Hand', value: String(sel.category),
+    testid: 'poker-category', value: String(sel.category),
     onchange: (e) => { sel.category = Number(e.target.value); sel.faces = []; draw(); },
-  }, CATEGORY_LABELS.map((label, i) => h('option', { value: String(i) }, label)));
+  }, tList('poker.categories').map((label, i) => h('option', { value: String(i) }, label)));
   const faceRow = h('div', { class: 'claim-faces', testid: 'poker-claim-faces' });
   const preview = h('p', { class: 'bid-preview', testid: 'poker-preview', 'aria-live': 'polite' });
-  const claimButton = h('button', { class: 'btn btn-primary', type: 'button', testid: 'poker-claim' }, 'Claim');
+  const claimButton = h('button', { class: 'btn btn-primary', type: 'button', testid: 'poker-claim', 'aria-keyshortcuts': 'B' }, t('poker.claim'));
   const better = h('button', {
     class: 'btn btn-secondary', type: 'button', testid: 'poker-better', disabled: !lowest,
-    title: 'The lowest hand that beats the claim and shows the exposed dice',
+    title: t('poker.betterTitle'),
     onclick: () => { sel.category = categoryIndex(lowest); sel.faces = [...new Set(lowest)]; draw(); },
-  }, 'Better');
+  }, t('poker.better'));
   const mine = cup ? h('button', {
-    class: 'btn btn-ghost', type: 'button', testid: 'poker-truth', title: 'Fill in the hand in the cup',
+    class: 'btn btn-ghost', type: 'button', testid: 'poker-truth', title: t('poker.truthTitle'),
     onclick: () => { const hand = canonical(cup.map(value)); sel.category = categoryIndex(hand); sel.faces = [...new Set(hand)]; draw(); },
-  }, 'My dice') : null;
+  }, t('poker.myDice')) : null;
   const resolved = () => lowestClaim(current, exposed, sel.category, sel.faces);
 
   function draw() {
@@ -349,7 +348,7 @@ function claimBuilder(room, sel, { current, exposed, cup, submit }) {
           sel.faces = v === '' ? sel.faces.slice(0, k) : [...sel.faces.slice(0, k), Number(v)];
           draw();
         },
-      }, h('option', { value: '' }, 'lowest'), POKER_FACES.map((f, i) => h('option', { value: String(i + 1) }, f === 'T' ? '10' : f)));
+      }, h('option', { value: '' }, t('poker.lowest')), POKER_FACES.map((f, i) => h('option', { value: String(i + 1) }, f === 'T' ? '10' : f)));
       selects.push(h('label', { class: 'claim-face' }, h('span', { class: 'field-label' }, labels[k]), select));
     }
     faceRow.replaceChildren(...selects);
@@ -357,12 +356,12 @@ function claimBuilder(room, sel, { current, exposed, cup, submit }) {
     if (hand) {
       const faces = hand.map(faceOf);
       preview.classList.remove('is-invalid');
-      preview.replaceChildren(`You claim ${handWords(faces)} `, pokerHand(faces, { size: 'small' }));
+      preview.replaceChildren(...tNodes('poker.youClaim', { hand: handWords(faces), tiles: pokerHand(faces, { size: 'small' }) }));
     } else {
       preview.classList.add('is-invalid');
       preview.replaceChildren(exposed.length
-        ? 'No such hand beats the claim and shows the exposed dice.'
-        : 'No such hand beats the claim.');
+        ? t('poker.noSuchExposed')
+        : t('poker.noSuch'));
     }
     claimButton.disabled = !hand;
   }
@@ -373,69 +372,61 @@ function claimBuilder(room, sel, { current, exposed, cup, submit }) {
   });
   draw();
   return h('div', { class: 'claim-builder', testid: 'poker-claim-builder' },
-    h('label', { class: 'field' }, h('span', { class: 'field-label' }, 'Claim a hand'), categorySelect),
+    h('label', { class: 'field' }, h('span', { class: 'field-label' }, t('poker.claimHand')), categorySelect),
     faceRow, preview,
     h('div', { class: 'button-row bid-buttons' }, claimButton, better, mine));
 }
 
 function groupLabels(cat) {
-  return [
-    ['High', '2nd', '3rd', '4th', '5th'],
-    ['Pair of', 'Kicker', '2nd kicker', '3rd kicker'],
-    ['High pair', 'Low pair', 'Kicker'],
-    ['Three', 'Kicker', '2nd kicker'],
-    ['Three', 'Pair'],
-    ['Four', 'Kicker'],
-    ['Five'],
-  ][cat];
+  return tList(`poker.groups.${cat}`);
 }
 
 // ---- reveal -------------------------------------------------------------------
 
 /** The poker reveal: the lifted cup, the claim, who challenged and lost, every player's claims. */
-function pokerReveal(room, reveal, { previous }) {
+function pokerReveal(room, reveal, { previous, byClock = false }) {
   const bid = reveal.bid;
-  const claimant = playerName(room, bid.player_id);
-  const challenger = playerName(room, reveal.challenger_id);
+  const strong = (id) => h('strong', {}, playerName(room, id));
   const cup = reveal.cup || [];
   const lost = reveal.lost || {};
   const lines = [];
   if (reveal.five_aces) {
-    lines.push(h('p', {}, h('strong', {}, claimant), ' claimed ', claimBadge(bid), '. ',
-      h('strong', {}, challenger), ' accepted five aces and rolled for them.'));
-    lines.push(h('p', { testid: 'poker-five-aces' }, 'The cup: ', pokerHand(cup, { size: 'medium' }), ' ',
-      reveal.count ? h('strong', { class: 'ok' }, 'Five aces again: nobody loses a life.') : h('strong', {}, 'No five aces.')));
+    lines.push(h('p', { testid: 'reveal-call' }, tNodes('poker.reveal.fiveAces', { claimant: strong(bid.player_id), claim: claimBadge(bid), challenger: strong(reveal.challenger_id) })));
+    lines.push(h('p', { testid: 'poker-five-aces' }, tNodes('poker.reveal.cup', { cup: pokerHand(cup, { size: 'medium' }) }), ' ',
+      reveal.count ? h('strong', { class: 'ok' }, t('poker.reveal.fiveAgain')) : h('strong', {}, t('poker.reveal.noFive'))));
   } else {
-    lines.push(h('p', {}, h('strong', {}, claimant), ' claimed ', claimBadge(bid), '. ',
-      h('strong', {}, challenger), ' called Liar!'));
-    lines.push(h('p', {}, 'The cup: ', h('span', { testid: 'poker-reveal-cup' }, pokerHand(cup, { size: 'medium', exposed: reveal.exposed || [] })),
+    lines.push(h('p', { testid: 'reveal-call' }, tNodes(byClock ? 'poker.reveal.clock' : 'poker.reveal.called', {
+      claimant: strong(bid.player_id), claim: claimBadge(bid), challenger: strong(reveal.challenger_id),
+    })));
+    lines.push(h('p', {}, tNodes('poker.reveal.cup', { cup: h('span', { testid: 'poker-reveal-cup' }, pokerHand(cup, { size: 'medium', exposed: reveal.exposed || [] })) }),
       ' ', reveal.hand ? `${handWords(reveal.hand.hand)}` : '',
-      reveal.count ? ': the claim stood.' : ': the claim was a lie.'));
+      t(reveal.count ? 'poker.reveal.stood' : 'poker.reveal.lie')));
   }
   for (const id of Object.keys(lost)) {
-    lines.push(h('p', { testid: 'poker-lost-life' }, h('strong', {}, playerName(room, id)), ' loses a life.'));
+    lines.push(h('p', { testid: 'poker-lost-life' }, tNodes('poker.reveal.losesLife', { name: strong(id) })));
   }
   if (reveal.dogs_life) {
-    lines.push(h('p', { class: 'ok', testid: 'poker-dogs-life' }, h('strong', {}, playerName(room, reveal.dogs_life)), " takes the dog's life: one more life, once per game."));
+    lines.push(h('p', { class: 'ok', testid: 'poker-dogs-life' }, tNodes('poker.reveal.dogsLife', { name: strong(reveal.dogs_life) })));
   }
-  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is out.`));
-  if (reveal.next_id && !reveal.final) lines.push(h('p', { class: 'muted' }, `${playerName(room, reveal.next_id)} starts the next hand.`));
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, t('poker.reveal.out', { name: playerName(room, id) })));
+  if (reveal.next_id && !reveal.final) lines.push(h('p', { class: 'muted' }, t('poker.reveal.next', { name: playerName(room, reveal.next_id) })));
   const rows = (reveal.rows || []).map((row) => h('tr', { class: lost[row.player_id] ? 'is-loser' : '', dataset: { playerId: row.player_id } },
     h('td', { class: 'reveal-name' }, row.name || playerName(room, row.player_id),
-      row.player_id === bid.player_id ? h('span', { class: 'pill pill-muted' }, 'claimant') : null,
-      row.player_id === reveal.challenger_id ? h('span', { class: 'pill pill-muted' }, reveal.five_aces ? 'rolled' : 'challenger') : null,
-      lost[row.player_id] ? h('span', { class: 'pill pill-bad', testid: 'reveal-lost' }, '−1 life') : null),
+      row.player_id === bid.player_id ? h('span', { class: 'pill pill-muted' }, t('poker.reveal.claimant')) : null,
+      row.player_id === reveal.challenger_id ? h('span', { class: 'pill pill-muted' }, t(reveal.five_aces ? 'poker.reveal.rolled' : 'poker.reveal.challenger')) : null,
+      lost[row.player_id] ? h('span', { class: 'pill pill-bad', testid: 'reveal-lost' }, t('poker.reveal.lostPill')) : null),
     h('td', { class: 'reveal-bids' }, (row.bids || []).length
       ? h('ol', { class: 'claim-list' }, row.bids.map((b) => h('li', {}, claimBadge(b))))
       : h('span', { class: 'muted', testid: 'no-bids' }, '—'))));
   return h('section', { class: 'card reveal-panel poker-reveal', testid: 'reveal' },
-    h('div', { class: 'row-between' }, h('h2', {}, `Hand ${reveal.round} reveal`),
-      previous ? h('span', { class: 'pill pill-muted' }, 'previous hand') : null),
+    h('div', { class: 'row-between' }, h('h2', {}, t('poker.reveal.title', { n: reveal.round })),
+      previous ? h('span', { class: 'pill pill-muted' }, t('poker.reveal.previous')) : null),
     h('div', { class: 'reveal-summary' }, lines),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'reveal-table', testid: 'reveal-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'Username'), h('th', {}, 'Claims, in order'))),
-      h('tbody', {}, rows))),
-    h('p', { class: 'muted small' }, 'Dice with a dashed frame were exposed.'));
+    h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('poker.reveal.title', { n: reveal.round }) },
+      h('table', { class: 'reveal-table', testid: 'reveal-table' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('poker.reveal.username')), h('th', { scope: 'col' }, t('poker.reveal.claims')))),
+        h('tbody', {}, rows))),
+    h('p', { class: 'muted small' }, t('poker.reveal.footnote')));
 }
 
 // ---- the player card --------------------------------------------------------------
@@ -446,74 +437,59 @@ function cardLine(room, player) {
   const table = g.table || {};
   const reroll = lastReroll(room, player.id);
   return h('span', { class: 'poker-card-line small' },
-    g.phase === 'bidding' && table.holder_id === player.id ? h('span', { class: 'pill pill-playing', testid: 'holds-cup' }, 'holds the cup') : null,
-    reroll ? h('span', { class: 'muted', testid: 'card-reroll' }, reroll.count ? ` rerolled ${reroll.count}` : ' rerolled none') : null);
+    g.phase === 'bidding' && table.holder_id === player.id ? h('span', { class: 'pill pill-playing', testid: 'holds-cup' }, t('poker.holdsCup')) : null,
+    reroll ? h('span', { class: 'muted', testid: 'card-reroll' }, reroll.count ? t('poker.rerolledCount', { n: reroll.count }) : t('poker.rerolledNone')) : null);
 }
 
 function card(room, player, { out }) {
   const g = room.game;
   const bid = g.current_bid && g.current_bid.player_id === player.id ? g.current_bid : null;
   return {
-    count: h('span', { class: 'dice-count', title: 'Lives' }, out ? '' : livesBadge(player.dice_count, (g.table && g.table.lives) || room.settings.lives)),
-    dice: out ? h('span', { class: 'muted small' }, player.resigned ? 'Resigned' : 'Out of lives') : cardLine(room, player),
-    bid: bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, 'claims ', claimBadge(bid)) : null,
+    count: h('span', { class: 'dice-count', title: t('poker.livesTitle') }, out ? '' : livesBadge(player.dice_count, (g.table && g.table.lives) || room.settings.lives)),
+    dice: out ? h('span', { class: 'muted small' }, player.resigned ? t('poker.resigned') : t('poker.outOfLivesCard')) : cardLine(room, player),
+    bid: bid ? h('span', { class: 'card-bid', testid: 'card-bid' }, tNodes('poker.claims', { claim: claimBadge(bid) })) : null,
   };
 }
 
 // ---- the system ---------------------------------------------------------------------
 
-const LIVES = { name: 'lives', label: 'Lives', default: 3, options: [1, 2, 3, 4, 5].map((n) => [n, `${n} per player`]) };
-const DOGS_LIFE = { name: 'dogs_life', label: "Dog's life", default: false, options: [[false, 'Off'], [true, 'On: one extra life, once per game']] };
+const LIVES = { name: 'lives', label: 'poker.livesField', default: 3, options: [1, 2, 3, 4, 5].map((n) => [n, 'settings.perPlayer', { count: n }]) };
+const DOGS_LIFE = { name: 'dogs_life', label: 'poker.dogsLifeField', default: false, options: [[false, 'poker.off'], [true, 'poker.dogsOn']] };
 
 const MOVE_WORDS = {
-  claim_accepted: () => 'accepts',
-  dice_rerolled: (e) => (e.count ? `rerolls ${e.count}` : 'rerolls none'),
-  rolls_stopped: () => 'stops',
-  bid_placed: (e) => `claims ${handWords(e.hand)}`,
+  claim_accepted: () => t('poker.move.accepts'),
+  dice_rerolled: (e) => (e.count ? t('poker.move.rerolls', { n: e.count }) : t('poker.move.rerollsNone')),
+  rolls_stopped: () => t('poker.move.stops'),
+  bid_placed: (e) => t('poker.move.claims', { hand: handWords(e.hand) }),
 };
 
 const ACTION_WORDS = {
-  claim: () => 'the cup was passed with a better claim',
-  accept: () => 'the claim was accepted',
-  reroll: (action) => `${action.count ?? (action.dice || []).length} dice were rerolled`,
-  stop: () => 'the rolls were stopped',
+  claim: () => t('poker.action.claim'),
+  accept: () => t('poker.action.accept'),
+  reroll: (action) => t('poker.action.reroll', { count: action.count ?? (action.dice || []).length }),
+  stop: () => t('poker.action.stop'),
 };
+
+/** The terms of the shared screens: hands and lives (web/README.md). */
+const TERMS = Object.fromEntries(['round', 'rounds', 'Round', 'roundN', 'piecesInPlay', 'finalPieces', 'progress', 'pieces',
+  'bidsInOrder', 'replayRounds', 'loss', 'revealHint', 'revealTitle', 'revealN', 'previous', 'roundOver']
+  .map((term) => [term, `poker.terms.${term}`]));
 
 export default {
   rules: 'poker',
   label: 'Poker Liar Dice',
   short: 'Poker',
-  summary: 'Pass one cup of five poker dice (9 T J Q K A) with a claimed hand; accept and reroll, or call Liar! and risk a life.',
-  note: 'Poker uses one cup of five dice and lives: starting dice, wildcard chance and penalty do not apply.',
   fields: [LIVES, DOGS_LIFE],
   chips(v) {
-    const chips = ['Poker', `${v.lives ?? LIVES.default} lives`, `${v.turn_seconds ?? '?'}s turns`];
-    if (v.dogs_life) chips.push("dog's life");
+    const chips = [t('poker.short'), t('poker.chip.lives', { count: v.lives ?? LIVES.default }), t('settings.chip.turns', { n: v.turn_seconds ?? 30 })];
+    if (v.dogs_life) chips.push(t('poker.chip.dogs'));
     return chips;
   },
-  help: {
-    goal: 'Keep a life. Everyone starts with the room’s lives (3 by default).',
-    steps: [
-      'One cup of five dice, faces 9 10 J Q K A, goes round the table.',
-      'Whoever holds the cup claims a poker hand (pair, two pairs, three of a kind, full house, four, five of a kind; no straights) and passes it on. Only they have seen the dice.',
-      'The next player either calls Liar!, or accepts: looks at the dice, rerolls any of them (everyone hears how many), may leave dice exposed, and passes with a higher claim.',
-      'On Liar! the cup is lifted: if the hand is at least the claim, the caller loses a life; otherwise the claimer does.',
-      'Accepting five aces means rolling for five aces yourself, with up to two rerolls: make it and nobody loses a life; miss and you do.',
-    ],
-    tips: ['If your time runs out you accept and pass the cup unrolled, claiming “better”.',
-      'Dog’s life (a room option): the first player to lose their last life gets one more, once.'],
-  },
+  // Its words (label, summary, note, How to play, the reveal, its error codes) are in poker.i18n.json.
   stylesheet: 'poker.css',
-  errors: {
-    not_accepted: 'First accept the claim (or call Liar!): then you may look, reroll and claim.',
-  },
-  terms: {
-    round: 'hand',
-    pieces: 'lives',
-    bids: 'claims',
-    loss: 'a life',
-    revealHint: 'When someone calls Liar!, the cup is lifted here.',
-  },
+  errors: ['not_accepted'],
+  terms: TERMS,
+  revealWords: (e) => t(e.count ? 'poker.table.stood' : 'poker.table.lie'),
   panel: pokerPanel,
   card,
   reveal: pokerReveal,
@@ -526,10 +502,10 @@ export default {
     return bid;
   },
   replay: {
-    bidWords: (bid) => `${bid.hand.join(' ')} (${String(bid.category || '').replace(/_/g, ' ')})`,
-    hands: (history, record) => [h('div', { testid: 'replay-hand', dataset: { playerId: 'cup' } }, h('strong', {}, 'The cup: '),
-      (record.reveal.cup || []).join(' '), record.reveal.hand ? ` (${String(record.reveal.hand.category).replace(/_/g, ' ')})` : '')],
-    verdict: (reveal) => (reveal.count ? 'The claim held' : 'The claim was a lie'),
-    loss: () => 'a life',
+    bidWords: (bid) => `${bid.hand.join(' ')} (${handWords(bid.hand)})`,
+    hands: (history, record) => [h('div', { testid: 'replay-hand', dataset: { playerId: 'cup' } }, h('strong', {}, t('poker.replay.cup')), ' ',
+      (record.reveal.cup || []).join(' '), record.reveal.hand ? ` (${handWords(record.reveal.hand.hand)})` : '')],
+    verdict: (reveal) => t(reveal.count ? 'poker.replay.held' : 'poker.replay.lie'),
+    loss: () => t('poker.replay.loss'),
   },
 };

@@ -4,20 +4,20 @@
 // excepted).
 
 import { h } from '../dom.js';
-import { playerName, state } from '../core.js';
+import { playerName } from '../core.js';
 import { bidBadge, bidWordsShort, die } from '../dice.js';
 import {
   DICE_TERMS, STARTING_DICE, diceBidFromEvent, diceBidPanel, diceCard, diceReplay, diceReveal, diceTableWords,
 } from '../bidding.js';
 import { diceWord } from '../play.js';
+import { t, tNodes } from '../i18n/index.js';
 
 /** The faces a bid may name: the star, then 2-6. */
 const FACES = ['*', 2, 3, 4, 5, 6];
 
 /** "at least 3 dice showing ★" (star bid) or "at least 4 dice showing 3 or ★". */
 function bidMeaning(quantity, face) {
-  const dice = `at least ${quantity} ${quantity === 1 ? 'die' : 'dice'} showing`;
-  return face === '*' ? `${dice} ★` : `${dice} ${face} or ★`;
+  return face === '*' ? t('wild-stars.meaningStar', { count: quantity }) : t('wild-stars.meaning', { count: quantity, face });
 }
 
 /** Twice a bid's space on the track: 2q for a number bid, 4k - 1 for k stars. */
@@ -68,28 +68,28 @@ function defaultBid(room) {
  * is rerolled (a reroll without showing is not a move). Returns the controls and a function
  * giving the extra fields of the bid action ({show: [...]} or {}).
  */
-function showRerollControls(room, myTurn) {
+function showRerollControls(room, myTurn, part) {
   const g = room.game;
   const cup = (room.me && room.me.dice) || [];
   const key = `${g.round}:${g.turn ? g.turn.number : ''}`;
-  if (!state.show || state.show.key !== key) state.show = { key, on: false, picked: [] };
-  const sel = state.show;
+  if (!part.show || part.show.key !== key) part.show = { key, on: false, picked: [] };
+  const sel = part.show;
   const toggle = h('button', {
     type: 'button', class: 'btn btn-ghost btn-small show-toggle', testid: 'show-reroll',
     'aria-pressed': String(sel.on), disabled: !myTurn,
-    title: 'Set dice of your cup out in the open and reroll the rest with your bid',
-  }, 'Show & reroll');
+    title: t('wild-stars.showTitle'),
+  }, t('wild-stars.showReroll'));
   const hint = h('p', { class: 'muted small show-hint', testid: 'show-reroll-hint', 'aria-live': 'polite' });
   const dice = cup.map((value, index) => {
     const button = h('button', {
       type: 'button', class: 'cup-die', testid: 'cup-die', dataset: { index: String(index) },
       'aria-pressed': String(sel.picked.includes(index)), disabled: !myTurn || cup.length < 2,
-      'aria-label': `Set out die ${index + 1}`,
+      'aria-label': `${t('wild-stars.setOut', { n: index + 1 })}: ${t('dice.showing', { face: value })}`,
     }, die(value, { size: 'medium' }));
     button.addEventListener('click', () => {
       if (sel.picked.includes(index)) sel.picked = sel.picked.filter((i) => i !== index);
       else if (sel.picked.length < cup.length - 1) sel.picked = [...sel.picked, index];
-      else { hint.textContent = 'Keep at least one die in your cup.'; return; }
+      else { hint.textContent = t('wild-stars.keepOne'); return; }
       sel.on = sel.on || sel.picked.length > 0;
       sync();
     });
@@ -107,18 +107,18 @@ function showRerollControls(room, myTurn) {
     const n = cup.length;
     const k = sel.picked.length;
     if (!sel.on) {
-      hint.textContent = 'Optional: click dice of your cup to set them out in the open; the rest are rerolled with your bid.';
+      hint.textContent = t('wild-stars.hintOff');
     } else if (k === 0) {
-      hint.textContent = 'Click the dice to set out (at least one); the rest of your cup is rerolled with your bid.';
+      hint.textContent = t('wild-stars.hintPick');
     } else {
-      hint.textContent = `With your bid you set out ${k} ${k === 1 ? 'die' : 'dice'} for everyone to see and reroll the other ${n - k}.`;
+      hint.textContent = t('wild-stars.hintPicked', { count: k, rest: n - k });
     }
   }
   let box = null;
   sync();
   box = h('div', { class: ['show-reroll', sel.on ? 'is-on' : ''], testid: 'show-reroll-box' },
-    h('div', { class: 'row-between' }, h('span', { class: 'field-label' }, 'Your cup'), toggle),
-    h('div', { class: 'cup-picker', role: 'group', 'aria-label': 'Your cup' }, dice),
+    h('div', { class: 'row-between' }, h('span', { class: 'field-label' }, t('wild-stars.yourCup')), toggle),
+    h('div', { class: 'cup-picker', role: 'group', 'aria-label': t('wild-stars.yourCup') }, dice),
     hint);
   const extra = () => {
     if (!sel.on) return {};
@@ -128,30 +128,30 @@ function showRerollControls(room, myTurn) {
   return { box, extra };
 }
 
-function revealSummary(room, reveal) {
+function revealSummary(room, reveal, { byClock = false } = {}) {
   const bid = reveal.bid;
-  const bidder = playerName(room, bid.player_id);
-  const challenger = playerName(room, reveal.challenger_id);
+  const strong = (id) => h('strong', {}, playerName(room, id));
   const d = reveal.count - bid.quantity;
+  const count = h('strong', { testid: 'reveal-count' }, String(reveal.count));
   const lines = [
-    h('p', {}, h('strong', {}, bidder), ` bid ${bidWordsShort(bid.quantity, bid.face)} `, bidBadge(bid), '. ',
-      h('strong', {}, challenger), ' called Liar!'),
-    h('p', {}, `There ${reveal.count === 1 ? 'was' : 'were'} `, h('strong', { testid: 'reveal-count' }, String(reveal.count)),
-      ` ${reveal.count === 1 ? 'die' : 'dice'} showing ${bid.face === '*' ? '★' : `${bid.face} or ★`}`,
-      d < 0 ? `: ${diceWord(-d)} short, the bid was a lie.` : d > 0 ? `: ${diceWord(d)} more than bid, the bid stood.` : ': exactly the bid.'),
+    h('p', { testid: 'reveal-call' }, tNodes(byClock ? 'wild-stars.reveal.clock' : 'wild-stars.reveal.called', {
+      bidder: strong(bid.player_id), bid: bidWordsShort(bid.quantity, bid.face), badge: bidBadge(bid), challenger: strong(reveal.challenger_id),
+    })),
+    h('p', {}, tNodes(bid.face === '*' ? 'wild-stars.reveal.countStar' : 'wild-stars.reveal.count', { count: reveal.count, n: count, face: bid.face }),
+      d < 0 ? t('wild-stars.reveal.short', { dice: diceWord(-d) }) : d > 0 ? t('wild-stars.reveal.over', { dice: diceWord(d) }) : t('wild-stars.reveal.exact')),
   ];
   if (reveal.perfect) {
-    lines.push(h('p', { class: 'ok', testid: 'reveal-perfect' }, h('strong', {}, 'Perfect bid! '),
-      `Everyone but ${bidder} loses a die.`));
+    lines.push(h('p', { class: 'ok', testid: 'reveal-perfect' }, h('strong', {}, t('wild-stars.reveal.perfect')), ' ',
+      t('wild-stars.reveal.everyoneBut', { name: playerName(room, bid.player_id) })));
   }
   const lost = Object.entries(reveal.lost || {}).filter(([, n]) => n > 0);
   if (!reveal.perfect) {
-    for (const [id, n] of lost) lines.push(h('p', {}, h('strong', {}, playerName(room, id)), ` loses ${diceWord(n)}.`));
+    for (const [id, n] of lost) lines.push(h('p', {}, tNodes('wild-stars.reveal.loses', { name: strong(id), dice: diceWord(n) })));
   }
   for (const id of reveal.die_hard || []) {
-    lines.push(h('p', { testid: 'reveal-die-hard' }, h('strong', {}, playerName(room, id)), ' keeps the last die: Die Hard!'));
+    lines.push(h('p', { testid: 'reveal-die-hard' }, tNodes('wild-stars.reveal.dieHard', { name: strong(id) })));
   }
-  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, `${playerName(room, id)} is eliminated.`));
+  for (const id of reveal.eliminated || []) lines.push(h('p', { class: 'warn' }, t('wild-stars.reveal.eliminated', { name: playerName(room, id) })));
   return h('div', { class: 'reveal-summary' }, lines);
 }
 
@@ -161,7 +161,7 @@ const TRACK = {
   isRaise,
   minimum: minimumWithFace,
   defaultBid,
-  preview: (room, quantity, face) => [`You bid ${bidWordsShort(quantity, face)}: ${bidMeaning(quantity, face)}`],
+  preview: (room, quantity, face) => [t('wild-stars.preview', { bid: bidWordsShort(quantity, face), meaning: bidMeaning(quantity, face) })],
   controls: showRerollControls,
   showsCup: true, // the Show & reroll box holds the player's dice: the panel need not
   shownDice,
@@ -173,43 +173,30 @@ const REVEAL = {
   pills(reveal, row) {
     const n = (reveal.lost || {})[row.player_id] || 0;
     return [
-      reveal.perfect && row.player_id === reveal.bid.player_id ? h('span', { class: 'pill pill-ok', testid: 'perfect-bid' }, 'perfect bid') : null,
-      (reveal.die_hard || []).includes(row.player_id) ? h('span', { class: 'pill pill-ok', testid: 'die-hard' }, 'Die Hard') : null,
+      reveal.perfect && row.player_id === reveal.bid.player_id ? h('span', { class: 'pill pill-ok', testid: 'perfect-bid' }, t('wild-stars.reveal.perfectPill')) : null,
+      (reveal.die_hard || []).includes(row.player_id) ? h('span', { class: 'pill pill-ok', testid: 'die-hard' }, t('wild-stars.reveal.dieHardPill')) : null,
       n > 0 ? h('span', { class: 'pill pill-bad', testid: 'reveal-lost' }, `−${diceWord(n)}`) : null,
     ];
   },
-  footnote: ' Dice with a dashed frame were shown (set out in the open).',
+  footnote: 'wild-stars.reveal.footnote',
 };
 
 export default {
   rules: 'wild-stars',
   label: 'Wild Stars',
-  summary: '★ replaces the 1 and is always wild; bid stars, show dice and reroll; lose the difference.',
-  note: 'Wildcard chance and penalty do not apply to Wild Stars.',
   fields: [STARTING_DICE],
   maxPlayers: 6,
-  chips: (v) => ['Wild Stars', `${v.starting_dice ?? '?'} dice`, `${v.turn_seconds ?? '?'}s turns`],
-  help: {
-    goal: 'Be the last player with dice. 2 to 6 players.',
-    steps: [
-      'The dice show ★ 2 3 4 5 6: the ★ replaces the 1 and is always wild.',
-      'A number bid like “four 3s” counts 3s and ★s. A star bid like “two stars” counts ★s only.',
-      'All bids sit on one ladder: 1, 1★, 2, 3, 2★, 4, 5, 3★ … (k stars sit just above 2k − 1 dice). Move up the ladder, or keep the number and raise the face.',
-      'After your bid you may Show & reroll: set some dice out in the open (keep at least one in your cup) and reroll the rest. Shown dice stay visible for the round.',
-      'On Liar!, the side that was wrong loses the difference: three short means the bidder loses three dice; two over means the caller loses two.',
-      'Exactly right is a perfect bid: everyone but the bidder loses a die, except a player on their last die who did not call Liar! (Die Hard).',
-    ],
-    tips: ['The winner of the challenge opens the next round.'],
-  },
+  chips: (v) => [t('wild-stars.label'), t('settings.chip.dice', { count: v.starting_dice ?? 5 }), t('settings.chip.turns', { n: v.turn_seconds ?? 30 })],
+  // Its words (label, summary, note, How to play, the reveal) are in wild-stars.i18n.json.
   terms: DICE_TERMS,
-  panel: (room) => diceBidPanel(room, TRACK),
+  panel: (room, { selection }) => diceBidPanel(room, TRACK, selection),
   card: (room, player, opts) => diceCard(room, player, opts, TRACK),
   reveal: (room, reveal, opts) => diceReveal(room, reveal, opts, REVEAL),
   moveEvents: [],
   moveWords(e) {
     if (e.type !== 'bid_placed') return null;
-    const show = (e.show || []).length ? ` (shows ${e.show.map((d) => (d === '*' ? '★' : d)).join(' ')})` : '';
-    return `${bidWordsShort(e.quantity, e.face)}${show}`;
+    const bid = bidWordsShort(e.quantity, e.face);
+    return (e.show || []).length ? t('wild-stars.shows', { bid, dice: e.show.map((d) => (d === '*' ? '★' : d)).join(' ') }) : bid;
   },
   actionWords: diceTableWords.actionWords,
   bidFromEvent: diceBidFromEvent,

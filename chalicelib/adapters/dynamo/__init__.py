@@ -14,6 +14,7 @@ items in its docstring:
 - ``chat``: chat messages;
 - ``limits``: rate-limit windows;
 - ``connections``: WebSocket connections, subscriptions and tickets;
+- ``quickplay``: quick play's tickets and queues, matches claimed in one transaction;
 - ``_table``: what they share (the client, keys, typed values, JSON codec, transactions).
 
 ``DynamoStore`` is all of them on one client. Only these modules and their siblings import
@@ -29,6 +30,7 @@ from chalicelib.adapters.dynamo._table import Table, count_requests
 from chalicelib.adapters.dynamo.chat import DynamoChat
 from chalicelib.adapters.dynamo.connections import DynamoConnections
 from chalicelib.adapters.dynamo.limits import DynamoLimits
+from chalicelib.adapters.dynamo.quickplay import DynamoQuickplay
 from chalicelib.adapters.dynamo.records import DynamoRecords
 from chalicelib.adapters.dynamo.rooms import (
     STATE_DICTIONARY_FILE,
@@ -41,7 +43,13 @@ from chalicelib.adapters.dynamo.users import DynamoUsers
 
 
 class DynamoStore(
-    DynamoRooms, DynamoUsers, DynamoRecords, DynamoChat, DynamoLimits, DynamoConnections
+    DynamoQuickplay,
+    DynamoRooms,
+    DynamoUsers,
+    DynamoRecords,
+    DynamoChat,
+    DynamoLimits,
+    DynamoConnections,
 ):
     """The Store port on one DynamoDB table: every aggregate on one client.
 

@@ -10,6 +10,7 @@ of its rows in its docstring (see docs/STORAGE.md):
 - ``chat``: chat messages;
 - ``limits``: rate-limit windows;
 - ``connections``: WebSocket connections, subscriptions and tickets;
+- ``quickplay``: quick play's tickets, a match claimed in one transaction;
 - ``_base``: what they share (the connections per thread, the read and write transactions,
   the writers' lock, the live-row filter ``LIVE``, ``sweep``, faults as ``Unavailable``);
 - ``_schema``: the tables as migrations, and the schema version of a file.
@@ -40,13 +41,20 @@ from chalicelib.adapters.sqlite._schema import (
 from chalicelib.adapters.sqlite.chat import SqliteChat
 from chalicelib.adapters.sqlite.connections import SqliteConnections
 from chalicelib.adapters.sqlite.limits import SqliteLimits
+from chalicelib.adapters.sqlite.quickplay import SqliteQuickplay
 from chalicelib.adapters.sqlite.records import SqliteRecords
 from chalicelib.adapters.sqlite.rooms import SqliteRooms
 from chalicelib.adapters.sqlite.users import SqliteUsers
 
 
 class SqliteStore(
-    SqliteRooms, SqliteUsers, SqliteRecords, SqliteChat, SqliteLimits, SqliteConnections
+    SqliteQuickplay,
+    SqliteRooms,
+    SqliteUsers,
+    SqliteRecords,
+    SqliteChat,
+    SqliteLimits,
+    SqliteConnections,
 ):
     """The Store port on one SQLite file (or a private in-memory database).
 

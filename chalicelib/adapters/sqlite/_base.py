@@ -64,6 +64,7 @@ EXPIRING_TABLES = (
     "subscriptions",
     "connections",
     "tickets",
+    "quickplay_tickets",
 )
 
 
@@ -110,9 +111,16 @@ class _WriterLock:
     free, instead of in SQLite's busy handler (sleeps of up to 100 ms). The mutex comes
     first: a ``flock`` held by one open file is granted again to any thread using that
     same file. Where ``fcntl`` is missing (Windows) only the mutex is used.
+
+    A writer waits at most ``timeout`` seconds (the busy timeout) for both, then fails as a
+    busy SQLite would (503 with Retry-After): a writer stuck elsewhere (a stopped process
+    holding the lock) must not hold every other write forever. The file lock is first tried
+    without waiting; when another process holds it, it is tried again every few
+    milliseconds (``flock`` itself has no timeout).
     """
 
-    def __init__(self, lock_path: str | None) -> None:
+    def __init__(self, lock_path: str | None, timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        self._timeout = timeout
         self._mutex = threading.Lock()
         self._fd: int | None = None
         self._flock: Any = None
@@ -126,17 +134,33 @@ class _WriterLock:
 
         self._fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         self._flock = fcntl.flock
-        self._exclusive, self._unlock = fcntl.LOCK_EX, fcntl.LOCK_UN
+        self._exclusive, self._unlock = fcntl.LOCK_EX | fcntl.LOCK_NB, fcntl.LOCK_UN
         weakref.finalize(self, os.close, self._fd)
 
     def __enter__(self) -> None:
-        self._mutex.acquire()
+        deadline = time.monotonic() + self._timeout
+        if not self._mutex.acquire(timeout=self._timeout):
+            raise sqlite3.OperationalError("database is locked (a writer held it too long)")
         if self._fd is not None:
             try:
-                self._flock(self._fd, self._exclusive)  # blocks without the GIL
+                self._lock_file(deadline)
             except BaseException:
                 self._mutex.release()
                 raise
+
+    def _lock_file(self, deadline: float) -> None:
+        pause = 0.0005
+        while True:
+            try:
+                self._flock(self._fd, self._exclusive)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise sqlite3.OperationalError(
+                        "database is locked (another process held it too long)"
+                    ) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.004)
 
     def __exit__(self, *exc: object) -> None:
         try:
@@ -180,12 +204,12 @@ class Database:
             self._all.add(self._shared)
             self._guard = threading.RLock()
             if serialize_writers:
-                self._writer = _WriterLock(None)
+                self._writer = _WriterLock(None, busy_timeout_seconds)
         else:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             if serialize_writers:
                 # beside the database, as SQLite's own -wal and -shm files are
-                self._writer = _WriterLock(self.path + WRITER_LOCK_SUFFIX)
+                self._writer = _WriterLock(self.path + WRITER_LOCK_SUFFIX, busy_timeout_seconds)
         migrate(self._conn())
 
     def ensure_table(self) -> None:
@@ -288,6 +312,18 @@ class Database:
         return deleted
 
 
+#: While writes fail on a full disk, the log says so at most once in this many seconds.
+DISK_FULL_LOG_SECONDS = 60.0
+_disk_full_logged_at = [float("-inf")]
+
+
+def _log_disk_full(err: sqlite3.Error) -> None:
+    now = time.monotonic()
+    if now - _disk_full_logged_at[0] >= DISK_FULL_LOG_SECONDS:
+        _disk_full_logged_at[0] = now
+        log.error("the disk is full: writes answer 503 until space is freed (SQLite: %s)", err)
+
+
 @contextlib.contextmanager
 def _faults_unavailable() -> Iterator[None]:
     """An operational failure (file locked past the busy timeout, disk full or failing) or a
@@ -298,6 +334,8 @@ def _faults_unavailable() -> Iterator[None]:
     except sqlite3.OperationalError as err:
         text = str(err).lower()
         busy = "locked" in text or "busy" in text
+        if "full" in text:
+            _log_disk_full(err)
         raise Unavailable(
             f"SQLite: {err}", reason="timeout" if busy else "failed", retry_after=1
         ) from err

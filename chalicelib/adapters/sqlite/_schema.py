@@ -126,6 +126,24 @@ MIGRATIONS: list[tuple[str, ...]] = [
             PRIMARY KEY (user_id, sort_key)
         ) WITHOUT ROWID""",
     ),
+    # 5: quick play's tickets (issue 26).
+    (
+        """CREATE TABLE quickplay_tickets (
+            user_id TEXT PRIMARY KEY,
+            ticket_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            rules TEXT NOT NULL,
+            since INTEGER NOT NULL,
+            rating REAL NOT NULL,
+            status TEXT NOT NULL,
+            room_id TEXT,
+            grp TEXT,
+            gsize INTEGER NOT NULL DEFAULT 0,
+            expires_at INTEGER NOT NULL
+        )""",
+        "CREATE INDEX quickplay_waiting ON quickplay_tickets (status, rules, since)",
+        "CREATE INDEX quickplay_by_expiry ON quickplay_tickets (expires_at)",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...commands import PlaceBid
 from ...dice import Roller, roll
 from ...errors import IllegalBid, InvalidAction
 from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
@@ -41,17 +42,15 @@ class ClassicRules(BiddingRules):
         """Classic rounds show nothing beyond the current bid."""
         return None
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, bid: PlaceBid, roller: Roller) -> Bid:
         """Faces 1–6, quantity 1..dice in play, and strictly higher than the current bid."""
         for name in ("show", "reroll"):
-            if action.get(name) is not None:
+            if getattr(bid, name) is not None:
                 raise InvalidAction(
                     f"{name} belongs to Wild Stars; classic bids have none", field=name
                 )
-        quantity, face = action.get("quantity"), action.get("face")
-        if not isinstance(quantity, int) or isinstance(quantity, bool):
-            raise InvalidAction("quantity must be an integer", field="quantity")
-        if not isinstance(face, int) or isinstance(face, bool):
+        quantity, face = bid.quantity, bid.face
+        if not isinstance(face, int):
             raise InvalidAction("face must be an integer", field="face")
         if not 1 <= face <= 6:
             raise IllegalBid("face must be between 1 and 6", field="face")

@@ -10,7 +10,7 @@ from ...events import Move
 
 @dataclass(frozen=True, slots=True)
 class CalzaCalled(Move):
-    """A calza: the player to act claimed the current bid is exactly right."""
+    """Perudo: a calza (the current bid claimed exactly right); the reveal follows."""
 
     TYPE: ClassVar[str] = "calza_called"
     player_id: str

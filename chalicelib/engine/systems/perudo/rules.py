@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ...actions import ActionRequest, BidAction, LiarAction
+from ...commands import CallLiar, Command, PlaceBid
 from ...dice import Roller, roll
 from ...errors import Conflict, InvalidAction, NoBidToChallenge
 from ...events import BidPlaced, LiarCalled
@@ -35,7 +36,9 @@ from ...rules import BiddingRules, Table, TurnOutcome, bid_of, current_bid
 from ...state import Bid, Call, Die, Player, Reveal, RevealRow
 from . import bot, moves
 from .actions import CalzaAction
+from .commands import CallCalza
 from .events import CalzaCalled
+from .wire import WIRE
 
 MAX_PLAYERS: Final = 10
 
@@ -50,17 +53,11 @@ def with_dice(room: Table) -> list[Player]:
     return [p for p in room.players if p.in_game and p.dice_count > 0]
 
 
-def _int(action: dict[str, Any], name: str) -> int:
-    value = action.get(name)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidAction(f"{name} must be an integer", field=name)
-    return value
-
-
 class PerudoRules(BiddingRules):
     """Perudo as docs/RULES.md describes it."""
 
     name = "perudo"
+    wire = WIRE
     turn_actions: tuple[str, ...] = ("bid", "liar", "calza")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction, CalzaAction)
 
@@ -118,14 +115,16 @@ class PerudoRules(BiddingRules):
         """Whether the round in play is a palifico round."""
         return {"palifico": palifico(room)}
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, bid: PlaceBid, roller: Roller) -> Bid:
         """Validate a bid against the current one (raise before changing anything)."""
         for name in ("show", "reroll"):
-            if action.get(name) is not None:
+            if getattr(bid, name) is not None:
                 raise InvalidAction(
                     f"{name} belongs to Wild Stars; Perudo bids have none", field=name
                 )
-        quantity, face = _int(action, "quantity"), _int(action, "face")
+        quantity, face = bid.quantity, bid.face
+        if not isinstance(face, int):
+            raise InvalidAction("face must be an integer", field="face")
         game = room.game
         assert game is not None
         current = current_bid(room)
@@ -140,22 +139,21 @@ class PerudoRules(BiddingRules):
         return Bid(player.id, quantity, face)
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
         """A turn is a bid, Dudo on the current bid, or a calza."""
         game = room.game
         assert game is not None
-        kind = action.get("type")
-        if kind == "bid":
-            bid = self.place_bid(room, player, action, roller)
+        if isinstance(command, PlaceBid):
+            bid = self.place_bid(room, player, command, roller)
             return TurnOutcome(
                 [BidPlaced(self.bid_view(bid))], bid=bid, next_player=room.next_clockwise(player.id)
             )
-        if kind == "liar":
+        if isinstance(command, CallLiar):
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call Dudo on")
             return TurnOutcome([LiarCalled(player.id)], reveal=self.resolve(room, player))
-        if kind == "calza":
+        if isinstance(command, CallCalza):
             if game.current_bid is None:
                 raise NoBidToChallenge("there is no bid to call calza on")
             if not moves.calza_offered(len(with_dice(room))):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ...commands import Command
 
@@ -44,6 +44,16 @@ class RerollDice(Command):
     dice: tuple[int, ...] = ()
     expose: tuple[int, ...] | None = None
     unexpose: tuple[int, ...] | None = None
+
+    def announced(self) -> dict[str, Any]:
+        """Cup positions (``dice``) become how many dice were rerolled (``count``).
+
+        In the five-aces rolls a timeout rerolls every die that is not an ace, so the positions
+        would tell everyone where the holder's hidden non-aces lie; the rules announce the count.
+        """
+        out = {k: v for k, v in self.as_action().items() if k not in ("turn", "dice")}
+        out["count"] = len(self.dice)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

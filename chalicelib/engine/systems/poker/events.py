@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar
+
+from pydantic import Field
 
 from ...events import Move
 
 
 @dataclass(frozen=True, slots=True)
 class ClaimAccepted(Move):
-    """The receiver accepted the claim passed to them (and looked, unless they passed it on)."""
+    """Poker Liar Dice: the receiver accepted the claim passed to them."""
 
     TYPE: ClassVar[str] = "claim_accepted"
     player_id: str
@@ -18,19 +20,22 @@ class ClaimAccepted(Move):
 
 @dataclass(frozen=True, slots=True)
 class DiceRerolled(Move):
-    """The holder rerolled ``count`` dice (announced truthfully), exposing or taking back dice."""
+    """Poker Liar Dice: how many dice the cup's holder rerolled (announced; faces stay hidden).
+
+    ``exposed`` / ``unexposed``: cup positions set out in the open or taken back.
+    """
 
     TYPE: ClassVar[str] = "dice_rerolled"
     OPTIONAL: ClassVar[tuple[str, ...]] = ("exposed", "unexposed")
     player_id: str
-    count: int
+    count: Annotated[int, Field(ge=0, le=5)]
     exposed: list[int] | None = None
     unexposed: list[int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RollsStopped(Move):
-    """The holder stopped rolling for five aces; the cup stands."""
+    """Poker Liar Dice: the holder stopped the five-aces rolls."""
 
     TYPE: ClassVar[str] = "rolls_stopped"
     player_id: str

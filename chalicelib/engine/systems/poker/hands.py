@@ -14,6 +14,7 @@ from math import factorial
 from typing import Any
 
 from ...errors import IllegalBid, InvalidAction
+from .commands import PartialHand
 
 FACE_NAMES = "9TJQKA"
 ACE = 6
@@ -200,7 +201,7 @@ def parse_claim(spec: Any, current: int | None, exposed: list[int]) -> Hand:
     """The full hand a claim stands for, if it is legal (else raise ``IllegalBid``)."""
     if spec == "better":
         hand = lowest_claim(current, exposed)
-    elif isinstance(spec, list):
+    elif isinstance(spec, list | tuple):
         if len(spec) != 5:
             raise InvalidAction("a full claim names five faces", field="hand")
         hand = canonical([parse_face(v, "hand") for v in spec])
@@ -208,11 +209,11 @@ def parse_claim(spec: Any, current: int | None, exposed: list[int]) -> Hand:
             raise IllegalBid("a claim must beat the claim accepted", field="hand")
         if not contains(hand, exposed):
             raise IllegalBid("a claim must include the exposed dice", field="hand")
-    elif isinstance(spec, dict):
-        name = spec.get("category")
+    elif isinstance(spec, dict | PartialHand):
+        name = spec.get("category") if isinstance(spec, dict) else spec.category
         if name not in CATEGORIES:
             raise InvalidAction("category must be one of: " + ", ".join(CATEGORIES), field="hand")
-        raw = spec.get("faces", [])
+        raw = spec.get("faces", []) if isinstance(spec, dict) else list(spec.faces)
         if not isinstance(raw, list) or len(raw) > 5:
             raise InvalidAction("faces must be a list of up to five faces", field="hand")
         faces = tuple(parse_face(v, "hand") for v in raw)

@@ -42,6 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ...actions import ActionRequest, LiarAction
+from ...commands import CallLiar, Command
 from ...dice import Roller
 from ...errors import IllegalBid, InvalidAction, WrongPhase
 from ...events import BidPlaced, LiarCalled, Move
@@ -49,6 +50,7 @@ from ...rules import RoomSettings, Table, TurnOutcome
 from ...state import Call, Die, Player, Reveal, RevealRow
 from . import bot
 from .actions import AcceptAction, ClaimAction, RerollAction, StopAction
+from .commands import AcceptClaim, MakeClaim, RerollDice, StopRolling
 from .events import ClaimAccepted, DiceRerolled, RollsStopped
 from .hands import (
     ACE,
@@ -66,17 +68,13 @@ from .hands import (
     hand_rank,
     parse_claim,
 )
+from .wire import WIRE
 
 
-def _positions(action: dict[str, Any], name: str) -> list[int]:
-    raw = action.get(name, [])
+def _positions(raw: tuple[int, ...] | None, name: str) -> list[int]:
     if raw is None:
         return []
-    if (
-        not isinstance(raw, list)
-        or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 5 for i in raw)
-        or len(set(raw)) != len(raw)
-    ):
+    if not all(0 <= i < 5 for i in raw) or len(set(raw)) != len(raw):
         raise InvalidAction(f"{name} must list distinct cup positions 0–4", field=name)
     return list(raw)
 
@@ -85,14 +83,13 @@ def _die(roller: Roller) -> int:
     return roller.die(0)
 
 
-def _moved_dice(action: dict[str, Any]) -> dict[str, list[int]]:
+def _moved_dice(claim: MakeClaim) -> dict[str, list[int]]:
     """A claim's ``exposed`` / ``unexposed`` positions, announced like a reroll's (when any).
 
     Read only once the claim is accepted (its positions are valid and distinct).
     """
     moved = {}
-    for name, said in (("exposed", "expose"), ("unexposed", "unexpose")):
-        positions = action.get(said)
+    for name, positions in (("exposed", claim.expose), ("unexposed", claim.unexpose)):
         if positions:
             moved[name] = sorted(positions)
     return moved
@@ -106,18 +103,18 @@ def not_accepted() -> WrongPhase:
     return WrongPhase(NOT_ACCEPTED, code="not_accepted")
 
 
-def _allowed_before_accepting(action: dict[str, Any]) -> bool:
+def _allowed_before_accepting(command: Command) -> bool:
     """Liar!, accept, or a claim passing the cup unlooked: naming no die of the cup."""
-    kind = action.get("type")
-    if kind in ("liar", "accept"):
+    if isinstance(command, CallLiar | AcceptClaim):
         return True
-    return kind == "claim" and not action.get("expose") and not action.get("dice")
+    return isinstance(command, MakeClaim) and not command.expose
 
 
 class PokerRules:
     """Poker Liar Dice as docs/RULES.md describes it."""
 
     name = "poker"
+    wire = WIRE
     turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")
     action_bodies: tuple[type[ActionRequest], ...] = (
         ClaimAction,
@@ -129,7 +126,10 @@ class PokerRules:
     setting_choices: Mapping[str, tuple[Any, ...]] = MappingProxyType(
         {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
     )
+    setting_defaults: Mapping[str, Any] = MappingProxyType({"lives": 3, "dogs_life": False})
     bot_notes: tuple[str, ...] = bot.NOTES
+    quickplay_seats: int = 2
+    """A duel of passed cups and lives plays best head to head."""
 
     # -- state helpers --------------------------------------------------------------------
 
@@ -162,7 +162,7 @@ class PokerRules:
 
     def starting_count(self, settings: RoomSettings) -> int:
         """Players start with the room's lives."""
-        return settings.lives
+        return int(settings.option("lives"))
 
     def dice_view(self, dice: list[int]) -> list[int | str]:
         """Poker faces by name."""
@@ -207,31 +207,30 @@ class PokerRules:
             "holder_id": game.turn_player,
             "exposed": [FACE_NAMES[cup[i] - 1] if i in exposed else None for i in range(5)],
             "rerolls": [{"player_id": p, "count": n} for p, n in x.get("rr", [])],
-            "lives": room.settings.lives,
+            "lives": room.settings.option("lives"),
             "aces_rolls_left": x.get("al"),
         }
 
     def turn_action(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: Command, roller: Roller
     ) -> TurnOutcome:
         """One stage of the cup's journey (validated before anything changes)."""
         game = room.game
         assert game is not None
         x = game.extra
         stage = x.get("st")
-        kind = action.get("type")
         current = game.current_bid
         five_aces = current is not None and bid_rank(current) == FIVE_ACES_RANK
-        if stage == "respond" and not _allowed_before_accepting(action):
+        if stage == "respond" and not _allowed_before_accepting(command):
             raise not_accepted()
-        if kind == "liar":
+        if isinstance(command, CallLiar):
             if stage != "respond":
                 raise WrongPhase("Liar! answers a claim passed to you", code="wrong_stage")
             return TurnOutcome(
                 [LiarCalled(player.id)],
                 reveal=self.resolve(room, player),
             )
-        if kind == "accept":
+        if isinstance(command, AcceptClaim):
             if stage != "respond":
                 raise WrongPhase("there is no claim to accept", code="wrong_stage")
             events: list[Move] = [ClaimAccepted(player.id)]
@@ -248,24 +247,24 @@ class PokerRules:
                 x["st"] = "reroll"
                 self._show_to(room, player)
             return TurnOutcome(events, next_player=player)
-        if kind == "reroll":
-            return self._reroll(room, player, action, roller)
-        if kind == "stop":
+        if isinstance(command, RerollDice):
+            return self._reroll(room, player, command, roller)
+        if isinstance(command, StopRolling):
             if stage != "aces":
                 raise WrongPhase("stop ends the five-aces rolls", code="wrong_stage")
             return TurnOutcome(
                 [RollsStopped(player.id)],
                 reveal=self._aces_decided(room, player),
             )
-        if kind == "claim":
+        if isinstance(command, MakeClaim):
             if stage not in ("claim", "respond", "reroll"):
                 raise WrongPhase("you cannot claim now", code="wrong_stage")
             if stage == "respond" and five_aces:
                 raise IllegalBid("nothing beats five aces: accept it or call Liar!")
-            exposed = self._moved(self._exposed(room), action)
+            exposed = self._moved(self._exposed(room), command.expose, command.unexpose)
             cup = self._cup(room)
             hand = parse_claim(
-                action.get("hand"),
+                command.hand,
                 None if current is None else bid_rank(current),
                 [cup[i] for i in exposed],
             )
@@ -278,7 +277,7 @@ class PokerRules:
             self._set(room, cup, exposed)
             x["st"] = "respond"
             bid = bid_of(player.id, hand)
-            events.append(BidPlaced({**self.bid_view(bid), **_moved_dice(action)}))
+            events.append(BidPlaced({**self.bid_view(bid), **_moved_dice(command)}))
             self._show_to(room, None)
             return TurnOutcome(events, bid=bid, next_player=room.next_clockwise(player.id))
         raise InvalidAction(
@@ -287,10 +286,14 @@ class PokerRules:
         )
 
     @staticmethod
-    def _moved(exposed: list[int], action: dict[str, Any]) -> list[int]:
+    def _moved(
+        exposed: list[int],
+        expose_said: tuple[int, ...] | None,
+        unexpose_said: tuple[int, ...] | None,
+    ) -> list[int]:
         """Exposed positions after taking ``unexpose`` back and setting ``expose`` out."""
-        unexpose = _positions(action, "unexpose")
-        expose = _positions(action, "expose")
+        unexpose = _positions(unexpose_said, "unexpose")
+        expose = _positions(expose_said, "expose")
         if any(i not in exposed for i in unexpose):
             raise InvalidAction("unexpose names dice that are not exposed", field="unexpose")
         kept = [i for i in exposed if i not in unexpose]
@@ -299,21 +302,21 @@ class PokerRules:
         return sorted(kept + expose)
 
     def _reroll(
-        self, room: Table, player: Player, action: dict[str, Any], roller: Roller
+        self, room: Table, player: Player, command: RerollDice, roller: Roller
     ) -> TurnOutcome:
         game = room.game
         assert game is not None
         x = game.extra
         stage = x.get("st")
-        dice = _positions(action, "dice")
+        dice = _positions(command.dice, "dice")
         cup, exposed = self._cup(room), self._exposed(room)
         if stage == "reroll":
-            unexpose = _positions(action, "unexpose")
-            after = self._moved(exposed, {**action, "expose": []})
+            unexpose = _positions(command.unexpose, "unexpose")
+            after = self._moved(exposed, (), command.unexpose)
             if any(i in after for i in dice):
                 raise InvalidAction("exposed dice stay out of the cup", field="dice")
-            expose = _positions(action, "expose")
-            final = self._moved(exposed, action)
+            expose = _positions(command.expose, "expose")
+            final = self._moved(exposed, command.expose, command.unexpose)
             for i in dice:
                 cup[i] = _die(roller)
             self._set(room, cup, final)
@@ -328,7 +331,7 @@ class PokerRules:
             )
             return TurnOutcome([event], next_player=player)
         if stage == "aces":
-            if action.get("expose") or action.get("unexpose"):
+            if command.expose or command.unexpose:
                 raise InvalidAction("the five-aces rolls expose nothing", field="expose")
             for i in dice:
                 cup[i] = _die(roller)
@@ -345,7 +348,7 @@ class PokerRules:
     def _lose_life(self, room: Table, player: Player, extra: dict[str, Any]) -> None:
         player.dice_count -= 1
         x = self._x(room)
-        if player.dice_count <= 0 and room.settings.dogs_life and "dog" not in x:
+        if player.dice_count <= 0 and room.settings.option("dogs_life") and "dog" not in x:
             player.dice_count = 1
             x["dog"] = player.id
             extra["dogs_life"] = player.id

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...commands import PlaceBid
 from ...dice import Roller
 from ...errors import Conflict, IllegalBid, InvalidAction
 from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import WILD, Bid, Player, Reveal, decode_dice, encode_dice
 from . import bot
 from .track import FACES, STAR_FACE, is_raise
+from .wire import WIRE
 
 MAX_PLAYERS = 6
 
@@ -58,6 +60,7 @@ class WildStarsRules(BiddingRules):
     """Wild Stars as docs/RULES.md describes it."""
 
     name = "wild-stars"
+    wire = WIRE
 
     def check_start(self, room: Table) -> None:
         """Wild Stars is played by two to six players."""
@@ -74,14 +77,12 @@ class WildStarsRules(BiddingRules):
         for p in room.players:
             p.hand = [_die(roller) for _ in range(p.dice_count)] if p.in_game else []
 
-    def place_bid(self, room: Table, player: Player, action: dict[str, Any], roller: Roller) -> Bid:
+    def place_bid(self, room: Table, player: Player, bid: PlaceBid, roller: Roller) -> Bid:
         """Validate the bid (and any show-and-reroll), then apply the show and the reroll."""
         game = room.game
         assert game is not None
-        quantity = action.get("quantity")
-        if not isinstance(quantity, int) or isinstance(quantity, bool):
-            raise InvalidAction("quantity must be an integer", field="quantity")
-        face = _parse_face(action.get("face"))
+        quantity = bid.quantity
+        face = _parse_face(bid.face)
         total = sum(p.dice_count for p in room.players if p.in_game)
         if not 1 <= quantity <= total:
             raise IllegalBid(
@@ -89,14 +90,8 @@ class WildStarsRules(BiddingRules):
             )
         if not is_raise(quantity, face, current_bid(room)):
             raise IllegalBid("a bid must move up the track, or keep its space with a higher face")
-        show = action.get("show", [])
-        reroll = action.get("reroll", bool(show))
-        if not isinstance(reroll, bool):
-            raise InvalidAction("reroll must be true or false", field="reroll")
-        if not isinstance(show, list) or not all(
-            isinstance(i, int) and not isinstance(i, bool) for i in show
-        ):
-            raise InvalidAction("show must be a list of positions in your cup", field="show")
+        show = list(bid.show or ())
+        reroll = bool(show) if bid.reroll is None else bid.reroll
         if len(set(show)) != len(show) or not all(0 <= i < len(player.hand) for i in show):
             raise InvalidAction("show must name distinct positions in your cup", field="show")
         if show and len(show) >= len(player.hand):
@@ -116,17 +111,13 @@ class WildStarsRules(BiddingRules):
             player.hand = [_die(roller) for _ in range(kept)]
         return Bid(player.id, quantity, face)
 
-    def bid_extras(self, room: Table, player: Player, action: dict[str, Any]) -> dict[str, Any]:
+    def bid_extras(self, room: Table, player: Player, bid: PlaceBid) -> dict[str, Any]:
         """A bid announces the dice it sets out in the open (``show``) and whether the cup was
         rerolled (``reroll``); the rerolled dice themselves stay hidden."""
-        show = action.get("show") or []
-        positions = show if isinstance(show, list) else []
-        faces = [
-            player.hand[i]
-            for i in sorted(p for p in positions if isinstance(p, int) and not isinstance(p, bool))
-            if 0 <= i < len(player.hand)
-        ]
-        return {"show": self.dice_view(faces), "reroll": bool(action.get("reroll", bool(show)))}
+        show = bid.show or ()
+        faces = [player.hand[i] for i in sorted(show) if 0 <= i < len(player.hand)]
+        reroll = bool(show) if bid.reroll is None else bid.reroll
+        return {"show": self.dice_view(faces), "reroll": reroll}
 
     def table_view(self, room: Table) -> dict[str, Any] | None:
         """Shown dice are public: everyone sees them, with each player's dice count."""
