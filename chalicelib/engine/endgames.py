@@ -6,7 +6,7 @@ when it follows the table: the round's bids so far (a public node: the set of bi
 rise strictly) and the bot's own dice. The files (``endgames/<name>.bin``) are loaded on
 first use and kept; a lookup is a dict access. Nothing here uses numpy.
 
-``policy(view, system)`` gives the weighted actions for the seat the view belongs to, or
+``policy(view, pattern)`` gives the weighted actions for the seat the view belongs to, or
 ``None`` when the position is not in a table (more than two players with dice, other dice
 counts, a round the table does not know).
 """
@@ -103,8 +103,12 @@ class Spot:
     hand: int
 
 
-def locate(view: dict[str, Any], system: str) -> Spot | None:
-    """The table position of the view's seat, or ``None`` outside the tables."""
+def locate(view: dict[str, Any], pattern: str) -> Spot | None:
+    """The table position of the view's seat, or ``None`` outside the tables.
+
+    ``pattern`` names the rule system's tables with two ``{}`` for the dice of the opener and
+    of the other player (``"<system>-{}v{}"`` and whatever else tells the tables apart).
+    """
     game = view.get("game") or {}
     bids = game.get("round_bids")
     if bids is None:
@@ -115,15 +119,7 @@ def locate(view: dict[str, Any], system: str) -> Spot | None:
         for p in view["players"]
         if not (p.get("eliminated") or p.get("resigned")) and int(p["dice_count"]) > 0
     ]
-    if len(live) != 2 or me not in (pid for pid, _ in live):
-        return None
-    if system == "classic":
-        name = "classic-{}v{}-w" + str(int(view["settings"]["wildcard_chance"]))
-    elif system == "perudo":
-        if (game.get("table") or {}).get("palifico"):
-            return None
-        name = "perudo-{}v{}"
-    else:
+    if len(live) != 2 or me not in (pid for pid, _ in live) or max(n for _, n in live) > 2:
         return None
     counts = dict(live)
     other = next(pid for pid, _ in live if pid != me)
@@ -131,7 +127,7 @@ def locate(view: dict[str, Any], system: str) -> Spot | None:
     if opener not in counts:
         return None
     second = other if opener == me else me
-    t = table(name.format(counts[opener], counts[second]))
+    t = table(pattern.format(counts[opener], counts[second]))
     if t is None:
         return None
     node = 0
@@ -151,9 +147,9 @@ def locate(view: dict[str, Any], system: str) -> Spot | None:
     return Spot(t, seat, node, hand)
 
 
-def policy(view: dict[str, Any], system: str) -> tuple[Spot, Weighted] | None:
+def policy(view: dict[str, Any], pattern: str) -> tuple[Spot, Weighted] | None:
     """The table's weighted actions for the view's seat, or ``None`` outside the tables."""
-    spot = locate(view, system)
+    spot = locate(view, pattern)
     if spot is None:
         return None
     weights = spot.table.weights(spot.seat, spot.node, spot.hand)

@@ -565,7 +565,8 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
     """
     if level not in ("strong", "medium"):
         return None
-    found = endgames.policy(view, "classic")
+    wild = int(view["settings"]["wildcard_chance"])
+    found = endgames.policy(view, f"classic-{{}}v{{}}-w{wild}")
     if found is None:
         return None
     spot, weights = found

@@ -538,7 +538,9 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
     """
     if level not in ("strong", "medium"):
         return None
-    found = endgames.policy(view, "perudo")
+    if ((view.get("game") or {}).get("table") or {}).get("palifico"):
+        return None  # the tables are heads-up rounds, which are never palifico
+    found = endgames.policy(view, "perudo-{}v{}")
     if found is None:
         return None
     spot, weights = found
