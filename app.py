@@ -60,10 +60,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Answered:
-    """A handler's answer with a status of its own (a route whose success status varies)."""
+    """A handler's answer with a status of its own (a route whose success status varies:
+    201 created or 200 again; 204 with no body)."""
 
     status: int
-    body: Any
+    body: Any = None
 
 
 def _source_ip(request: Any) -> str:
@@ -171,6 +172,8 @@ def api(
                 q = dict(request.query_params or {}) if request is not None else {}
                 result = fn(Call(caller, parsed, q, _source_ip(request)), **params)
                 if isinstance(result, Answered):
+                    if result.status == 204:
+                        return Response(body="", status_code=204, headers={})
                     return _json(result.status, result.body)
                 return _json(status, result)
             except Exception as exc:
@@ -326,10 +329,87 @@ def me(call: Call) -> Any:
     answer=s.PreferencesAnswer,
 )
 def me_preferences(call: Call) -> Any:
-    """Store the continue mode (and apply it in the caller's rooms)."""
+    """Store the continue mode (and apply it in the caller's rooms) and the language."""
     return _use("accounts").set_preferences(
-        _service(), call.caller, call.body.continue_mode, call.body.room_id
+        _service(), call.caller, call.body.continue_mode, call.body.room_id, call.body.language
     )
+
+
+@api("GET", "/me/games", summary="My games", auth="signed_in", answer=s.MyGamesAnswer)
+def my_games(call: Call) -> Any:
+    """The caller's waiting and playing rooms, theirs to move first."""
+    return _use("notifications").my_games(_service(), call.caller.user_id)
+
+
+@api("GET", "/push/vapid-public-key", summary="Web Push key", answer=s.VapidKeyAnswer)
+def vapid_public_key(call: Call) -> Any:
+    """The server's VAPID public key (the browser's applicationServerKey)."""
+    return _use("notifications").vapid_public_key(_service())
+
+
+@api(
+    "POST",
+    "/me/push-subscriptions",
+    summary="Register a browser for Web Push",
+    auth="registered",
+    body_model=s.PushSubscriptionBody,
+    answer=s.PushSubscriptionAnswer,
+    status=201,
+    also=(200,),
+)
+def push_subscribe(call: Call) -> Any:
+    """Store the browser's PushSubscription (201; 200 for an endpoint already stored)."""
+    b = call.body
+    created, answer = _use("notifications").subscribe(
+        _service(), call.caller.user_id, b.endpoint, b.keys.p256dh, b.keys.auth
+    )
+    return Answered(201 if created else 200, answer)
+
+
+@api(
+    "DELETE",
+    "/me/push-subscriptions",
+    summary="Forget a browser",
+    auth="registered",
+    body_model=s.PushEndpointBody,
+    status=204,
+)
+def push_unsubscribe(call: Call) -> Any:
+    """Forget the caller's subscription at the endpoint (204 either way)."""
+    _use("notifications").unsubscribe(_service(), call.caller.user_id, call.body.endpoint)
+    return Answered(204)
+
+
+@api(
+    "POST",
+    "/me/devices",
+    summary="Register a mobile device",
+    auth="registered",
+    body_model=s.DeviceBody,
+    answer=s.DeviceAnswer,
+    status=201,
+    also=(200,),
+)
+def device_add(call: Call) -> Any:
+    """Store a mobile push token (201; 200 for a token already stored)."""
+    created, answer = _use("notifications").add_device(
+        _service(), call.caller.user_id, call.body.platform, call.body.token
+    )
+    return Answered(201 if created else 200, answer)
+
+
+@api(
+    "DELETE",
+    "/me/devices",
+    summary="Forget a mobile device",
+    auth="registered",
+    body_model=s.DeviceTokenBody,
+    status=204,
+)
+def device_remove(call: Call) -> Any:
+    """Forget the caller's device with that token (204 either way)."""
+    _use("notifications").remove_device(_service(), call.caller.user_id, call.body.token)
+    return Answered(204)
 
 
 @api(

@@ -11,6 +11,9 @@ hands the list to ``run``, the one executor (ARCHITECTURE.md decision 6):
   bookkeeping is retried first, and repaired on later touches). ``AddInvitation`` alone is
   required: it is retried, and a fault that remains surfaces as a 503 (repeating an
   invitation is idempotent), so it is planned last.
+- Seats ("my games") and notifications (``Notify``: your turn, invited) are planned from what
+  the change read (``Seen``) and what it wrote, never written on a move: a seat changes when a
+  player sits down or leaves or the room ends (docs/DECISIONS.md, "Issue 27").
 - The wake-up is created before the previous version's is deleted (``schedule_next``), so a
   failure in between leaves a wake-up too many, never one too few; a room read without a write
   gets its wake-up repaired (``RepairWakeUp``, ``ensure_wake_up``).
@@ -29,7 +32,8 @@ from chalicelib import observability, wire
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room, Status
 from chalicelib.engine.views import events_for
-from chalicelib.ports import Clock, Notifier, Store, Timers
+from chalicelib.notify import Notify, your_turn
+from chalicelib.ports import Clock, Notifier, PushNotifier, Store, Timers
 from chalicelib.retry import with_backoff
 
 log = logging.getLogger(__name__)
@@ -138,6 +142,45 @@ class AddInvitation:
 
 
 @dataclass(frozen=True)
+class Seat:
+    """The user sits in the room (their "my games" index)."""
+
+    user_id: str
+    room_id: str
+
+
+@dataclass(frozen=True)
+class Unseat:
+    """The user no longer sits in an open room (they left, or it ended)."""
+
+    user_id: str
+    room_id: str
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What ``plan`` compares the written room with: who sat in it and whose turn it was
+    as read (before any deadline was applied), and who made the change."""
+
+    seated: frozenset[str]
+    turn_user: str | None
+    turn: int
+    actor: str | None = None
+
+    @classmethod
+    def of(cls, room: Room, actor: str | None = None) -> Seen:
+        game = room.game
+        holder = room.player(game.turn_player) if game and game.turn_player else None
+        return cls(
+            _seated(room), holder.user_id if holder else None, game.turn if game else 0, actor
+        )
+
+
+def _seated(room: Room) -> frozenset[str]:
+    return frozenset(p.user_id for p in room.players if p.user_id and not p.is_bot)
+
+
+@dataclass(frozen=True)
 class PushToUser:
     """Push ``message`` to every open connection of a user (their own channel, e.g. a
     quick-play ``match_found``)."""
@@ -157,6 +200,9 @@ Effect = (
     | RepairWakeUp
     | PublishChat
     | AddInvitation
+    | Seat
+    | Unseat
+    | Notify
 )
 
 
@@ -170,6 +216,7 @@ def plan(
     *,
     before: Status | None = None,
     invited: Iterable[str] = (),
+    seen: Seen | None = None,
 ) -> list[Effect]:
     """The effects of writing ``room`` at ``version`` with ``events``.
 
@@ -187,7 +234,42 @@ def plan(
             planned.append(RemoveInvitation(uid, room.id))
     planned += [Observe(room, version, events), Publish(room, version, events)]
     planned.append(WakeUp(room, version))
+    planned += _seats(room, before, seen) + _turn_notice(room, events, seen)
     return planned
+
+
+def _seats(room: Room, before: Status | None, seen: Seen | None) -> list[Effect]:
+    """Seat changes: everyone in a new room; who came or went; everyone when it ends."""
+    if before is None:
+        was: frozenset[str] = frozenset()
+    elif seen is None:
+        return []  # a write planned without what it read: no seat changes known
+    else:
+        was = seen.seated
+    now = _seated(room) if room.status in OPEN else frozenset()
+    gone = sorted(was - now) if before in OPEN or before is None else []
+    out: list[Effect] = [Seat(u, room.id) for u in sorted(now - was)]
+    return out + [Unseat(u, room.id) for u in gone]
+
+
+def _turn_notice(room: Room, events: Sequence[Event], seen: Seen | None) -> list[Effect]:
+    """``your_turn`` for the human whose turn began with this change (not its actor)."""
+    game = room.game
+    if seen is None or game is None or room.status != Status.PLAYING or not game.turn_player:
+        return []
+    holder = room.player(game.turn_player)
+    if holder is None or holder.is_bot or not holder.user_id or holder.user_id == seen.actor:
+        return []
+    if holder.user_id == seen.turn_user and game.turn == seen.turn:
+        return []
+    mover = None
+    for event in reversed(events):
+        pid = event.get("player_id")
+        if isinstance(pid, str) and pid != holder.id and room.player(pid) is not None:
+            mover = room.player(pid).name  # type: ignore[union-attr]
+            break
+    s = room.settings
+    return [your_turn(holder.user_id, room.id, s.rules, s.pace, s.turn_seconds, mover)]
 
 
 # --- the executor --------------------------------------------------------------------------------
@@ -204,6 +286,12 @@ def run(deps: Deps, effects: Iterable[Effect]) -> None:
             _quietly(deps.store.remove_invitation, effect.user_id, effect.room_id)
         elif isinstance(effect, Refund):
             _quietly(deps.store.refund, effect.key, effect.window_seconds, effect.now_ms)
+        elif isinstance(effect, Seat):
+            _quietly(deps.store.seat, effect.user_id, effect.room_id)
+        elif isinstance(effect, Unseat):
+            _quietly(deps.store.unseat, effect.user_id, effect.room_id)
+        elif isinstance(effect, Notify):
+            _notify(deps, effect)
         else:
             _run_push_or_timer(deps, effect)
 
@@ -242,6 +330,21 @@ def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
             push_to_channel(effect.channel, effect.message, deps=deps)
         except Exception:
             log.exception("push to %s failed", effect.channel)
+
+
+def _notify(deps: Deps, effect: Notify) -> None:
+    """Send a notification (after the commit); a failure is logged, never the caller's."""
+    push: PushNotifier | None = getattr(deps, "push", None)
+    if push is None:
+        return
+    try:
+        if effect.unless_watching:
+            watchers = deps.store.subscribers(effect.room_id)
+            if any(user == effect.user_id for _, user in watchers):
+                return
+        push.notify(effect.user_id, effect.message, ttl=effect.ttl, urgency=effect.urgency)
+    except Exception:
+        log.exception("notifying %s about room %s failed", effect.user_id, effect.room_id)
 
 
 def _quietly(fn: Callable[..., Any], *args: Any) -> None:

@@ -101,6 +101,8 @@ class UserRecord:
     created_at_ms: int = 0
     expires_at_s: int | None = None
     """When the record expires (epoch s; guests only, the DynamoDB TTL attribute)."""
+    language: str | None = None
+    """The interface language the user chose (``en``, ``es``, ``pt-BR``); None if never."""
 
 
 @dataclass(frozen=True)
@@ -236,9 +238,10 @@ class RatingsWrite:
 
 @dataclass(frozen=True)
 class RoundsWrite:
-    """Records of rounds a room write completes, written with it, once per round number.
+    """Records of rounds a room write completes, written with it, once per round and attempt.
 
-    Each record is a JSON object with an int ``round``; they are kept in their own items in the
+    Each record is a JSON object with an int ``round`` and an int ``attempt`` (0 when absent;
+    a round a resignation abandoned and the round dealt again share the number); they are kept in their own items in the
     room's partition (never in the room item), expiring at ``expires_at_s`` (epoch s) if given.
     """
 
@@ -290,7 +293,7 @@ class RoomStore(Protocol):
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
         record, once per ``game_key``: if that record exists, only the room is written. With
-        ``rounds``, the same atomic write stores each round record whose round number has no
+        ``rounds``, the same atomic write stores each round record whose round (and attempt) has no
         record yet (a replayed record changes nothing). Raises VersionConflict (nothing
         written), UnknownUser or TooManyRatingChanges.
         """
@@ -361,6 +364,10 @@ class UserStore(Protocol):
 
     def set_preferences(self, user_id: str, continue_mode: str) -> None:
         """Store the user's continue mode; raise UnknownUser."""
+        ...
+
+    def set_language(self, user_id: str, language: str) -> None:
+        """Store the user's interface language; raise UnknownUser."""
         ...
 
     def set_password_hash(self, user_id: str, password_hash: str) -> None:
@@ -489,6 +496,101 @@ class RealtimeStore(Protocol):
 
 
 @dataclass(frozen=True)
+class PushSubscriptionRecord:
+    """A browser's Web Push subscription, as its user registered it."""
+
+    endpoint: str
+    p256dh: str
+    auth: str
+    created_at: int = 0
+
+
+@dataclass(frozen=True)
+class DeviceRecord:
+    """A mobile app's push token and, on AWS, its SNS platform endpoint."""
+
+    platform: str
+    token: str
+    endpoint_arn: str | None = None
+    created_at: int = 0
+
+
+class NotificationStore(Protocol):
+    """Each user's seats ("my games" index), Web Push subscriptions and mobile devices.
+
+    Everything is keyed by the user, so no read ever crosses users (and a user's listing is
+    one query of their own partition on DynamoDB, never a scan).
+    """
+
+    def seat(self, user_id: str, room_id: str) -> None:
+        """Record that ``user_id`` sits in ``room_id`` (idempotent)."""
+        ...
+
+    def unseat(self, user_id: str, room_id: str) -> None:
+        """Forget that seat (missing is fine)."""
+        ...
+
+    def seated_rooms(self, user_id: str) -> list[str]:
+        """The ids of the rooms ``user_id`` sits in (as recorded), in id order."""
+        ...
+
+    def get_rooms(self, room_ids: list[str]) -> dict[str, StoredRoom]:
+        """The stored rooms among ``room_ids`` (unknown ids are left out)."""
+        ...
+
+    def put_push_subscription(self, user_id: str, sub: PushSubscriptionRecord) -> bool:
+        """Store (or refresh) a subscription of ``user_id``; True when its endpoint was new
+        for that user. An endpoint another user registered moves to this one."""
+        ...
+
+    def delete_push_subscription(self, user_id: str, endpoint: str) -> bool:
+        """Forget ``user_id``'s subscription at ``endpoint``; True when there was one."""
+        ...
+
+    def push_subscriptions(self, user_id: str) -> list[PushSubscriptionRecord]:
+        """``user_id``'s subscriptions, oldest first."""
+        ...
+
+    def put_device(self, user_id: str, device: DeviceRecord) -> bool:
+        """Store (or refresh) a device of ``user_id``; True when its token was new for that
+        user. A token another user registered moves to this one."""
+        ...
+
+    def delete_device(self, user_id: str, token: str) -> DeviceRecord | None:
+        """Forget ``user_id``'s device with ``token``; the record forgotten, if any."""
+        ...
+
+    def devices(self, user_id: str) -> list[DeviceRecord]:
+        """``user_id``'s devices, oldest first."""
+        ...
+
+
+class PushNotifier(Protocol):
+    """Tells a user something on every browser and device they registered (after a commit)."""
+
+    def notify(self, user_id: str, message: JsonDict, *, ttl: int, urgency: str) -> int:
+        """Send ``message`` (docs/API.md, "Notifications"); how many accepted it. Forgets
+        every subscription or device its push service reports as gone."""
+        ...
+
+
+class MobilePush(Protocol):
+    """Mobile push tokens (APNs, FCM): SNS platform endpoints on AWS, recorded locally."""
+
+    def register(self, platform: str, token: str) -> str | None:
+        """Make the platform endpoint for ``token``; its id (an SNS endpoint ARN), if any."""
+        ...
+
+    def send(self, device: DeviceRecord, message: JsonDict, ttl: int) -> str:
+        """Deliver ``message``: ``sent``, ``gone`` (forget the device) or ``failed``."""
+        ...
+
+    def unregister(self, device: DeviceRecord) -> None:
+        """Drop the device's platform endpoint (missing is fine)."""
+        ...
+
+
+@dataclass(frozen=True)
 class QueueTicket:
     """A quick-play ticket: a registered user waiting for a table, or seated by a match.
 
@@ -588,5 +690,14 @@ class QueueStore(Protocol):
         ...
 
 
-class Store(RoomStore, UserStore, ChatStore, RateLimiter, RealtimeStore, QueueStore, Protocol):
+class Store(
+    RoomStore,
+    UserStore,
+    ChatStore,
+    RateLimiter,
+    RealtimeStore,
+    QueueStore,
+    NotificationStore,
+    Protocol,
+):
     """Everything the service layer stores; one DynamoDB table in AWS."""

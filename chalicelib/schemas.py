@@ -9,6 +9,13 @@ decorator; ``openapi_document()`` turns it into the published document.
 What a rule system adds (its settings, the extras of its table, reveal and bids, its events)
 is declared in its package (``engine.systems.<name>.wire``, ``…events``) and composed here
 from the registry (``_composed``): this module names no rule system.
+
+Why it is over 600 lines: it is the published REST contract in one place, one short model per
+request and answer (about 80 of them, each a few lines), which the OpenAPI document, the route
+table of ``app.py`` and the test of every answer (``tests/contract_check.py``) read together;
+the logic is only ``_composed`` and ``openapi_document``. Splitting it by area (accounts, rooms,
+quick play, pushes) is the natural next step once this round's features, which each add their
+models here, have landed.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=24)]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 Passcode = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 ContinueMode = Literal["auto", "manual"]
+Language = Literal["en", "es", "pt-BR"]
 IsoTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """A time on the wire: ISO 8601 UTC with milliseconds and ``Z``."""
 Penalty = Literal["discard", "give"]
@@ -105,9 +113,13 @@ class LoginBody(Request):
 
 
 class PreferencesBody(Request):
-    """PATCH /me/preferences; ``room_id`` (optional) also applies the mode in that room now."""
+    """PATCH /me/preferences: what is given changes (at least one of ``continue_mode`` and
+    ``language``); ``room_id`` (optional) also applies the mode in that room now."""
 
-    continue_mode: ContinueMode
+    continue_mode: ContinueMode | None = None
+    language: Language | None = Field(
+        default=None, description="The interface language remembered for the user."
+    )
     room_id: Id | None = None
 
 
@@ -115,8 +127,19 @@ class _SharedSettingsBody(Request):
     starting_dice: Annotated[Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], WholeNumber] | None = None
     wildcard_chance: Annotated[Literal[0, 5, 10], WholeNumber] | None = None
     penalty: Literal["discard", "give"] | None = None
-    turn_seconds: Annotated[Literal[15, 30, 60], WholeNumber] | None = None
+    turn_seconds: Annotated[Literal[15, 30, 60, 3600, 43200, 86400, 259200], WholeNumber] | None = (
+        Field(
+            default=None,
+            description="15, 30 or 60 in a live room; 3600, 43200, 86400 or 259200 (1 h, 12 h, "
+            "24 h, 72 h) in a correspondence room. A pace change without it takes 30 or 86400.",
+        )
+    )
     break_seconds: Annotated[Literal[30, 60, 120], WholeNumber] | None = None
+    pace: Literal["live", "correspondence"] | None = Field(
+        default=None,
+        description="live (turns of seconds) or correspondence (turns of hours; the break "
+        "after a reveal lasts until all agree or one turn length).",
+    )
     joining: Literal["open", "approval", "passcode"] | None = None
     passcode: Passcode | None = None
     rules: Rules | None = None
@@ -229,6 +252,9 @@ class Preferences(Answer):
     """A user's preferences."""
 
     continue_mode: ContinueMode
+    language: Language | None = Field(
+        description="The interface language the user chose; null if never chosen."
+    )
 
 
 class Invitation(Answer):
@@ -251,6 +277,86 @@ class PreferencesAnswer(Answer):
     """PATCH /me/preferences."""
 
     preferences: Preferences
+
+
+# --- correspondence, my games and notifications (docs/API.md) -----------------------------
+
+
+class GameEntry(Answer):
+    """One open room of the caller in GET /me/games."""
+
+    room_id: str
+    rules: str
+    status: Literal["waiting", "playing"]
+    pace: Literal["live", "correspondence"]
+    my_turn: bool = Field(
+        description="The caller is to move (or, between rounds, to agree to go on)."
+    )
+    deadline: str | None
+    turn_player_id: str | None
+    updated_at: str
+
+
+class MyGamesAnswer(Answer):
+    """GET /me/games: the caller's waiting and playing rooms, theirs to move first."""
+
+    games: list[GameEntry]
+
+
+class VapidKeyAnswer(Answer):
+    """GET /push/vapid-public-key."""
+
+    key: str = Field(description="base64url of the uncompressed P-256 point (65 bytes)")
+
+
+class PushKeys(Request):
+    """A PushSubscription's keys (base64url)."""
+
+    p256dh: Annotated[str, Field(min_length=1, max_length=200)]
+    auth: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class PushSubscriptionBody(Request):
+    """POST /me/push-subscriptions: the browser's ``PushSubscription.toJSON()``."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+    expirationTime: int | None = None
+    keys: PushKeys
+
+
+class PushEndpointBody(Request):
+    """DELETE /me/push-subscriptions."""
+
+    endpoint: Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+class PushSubscriptionAnswer(Answer):
+    """A stored Web Push subscription."""
+
+    endpoint: str
+
+
+DeviceToken = Annotated[str, Field(min_length=8, max_length=4096, pattern=r"^[A-Za-z0-9_:.\-]+$")]
+
+
+class DeviceBody(Request):
+    """POST /me/devices: a mobile app's push token."""
+
+    platform: Literal["apns", "fcm"]
+    token: DeviceToken
+
+
+class DeviceTokenBody(Request):
+    """DELETE /me/devices."""
+
+    token: DeviceToken
+
+
+class DeviceAnswer(Answer):
+    """A stored mobile device."""
+
+    platform: str
+    token: str
 
 
 class QuickplayBody(Request):
@@ -306,6 +412,9 @@ class _SharedSettings(Answer):
     break_seconds: int
     joining: Joining
     rules: Rules
+    pace: Literal["live", "correspondence"] = Field(
+        default="live", description="live or correspondence."
+    )
     passcode: str | None = None
 
 
@@ -536,19 +645,28 @@ class HistoryPlayer(Answer):
 
 
 class RoundRecord(Answer):
-    """One completed round, written once when the round ended."""
+    """One completed round, written once when the round ended; or a round a resignation
+    abandoned (``reveal`` null, ``resigned_id`` set: its hands were never shown)."""
 
     round: int
-    at: IsoTime = Field(description="When the round was decided (ISO 8601 UTC).")
+    attempt: int = Field(
+        default=0,
+        description="The deal of this round number: 0, then 1, 2… when a resignation "
+        "abandoned the round and it was dealt again under the same number.",
+    )
+    at: IsoTime = Field(description="When the round was decided or abandoned (ISO 8601 UTC).")
     dice_counts: dict[str, int] = Field(
         description="Dice (Poker: lives) of each seat, by player id, when the round began."
     )
     bids: list[BidOut] = Field(
         description="Every bid of the round (Poker: every claim) in the order it was made."
     )
-    reveal: RevealOut = Field(
+    reveal: RevealOut | None = Field(
         description="The reveal exactly as the players saw it: hands, the call, the count, "
-        "the outcome, the penalty and the rule system's extras."
+        "the outcome, the penalty and the rule system's extras; null for an abandoned round."
+    )
+    resigned_id: str | None = Field(
+        default=None, description="An abandoned round only: the player whose resignation ended it."
     )
 
 

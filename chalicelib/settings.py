@@ -102,6 +102,21 @@ Cross-origin browser pages
                             (default: none; only pages of the API's own origin can).
                             See ``chalicelib/cors.py``.
 
+Notifications (docs/OPERATIONS.md, "Notifications")
+    VAPID_SECRET_ARN        Secrets Manager secret whose text the VAPID key (Web Push) is
+                            derived from (the stack creates it). Without it and without
+                            VAPID_SECRET the server sends no Web Push.
+    VAPID_SECRET            That text in plain form (local server: the data folder's file).
+    VAPID_SUBJECT           The contact the push services see in each VAPID token
+                            (``mailto:`` or ``https:`` URL; default a placeholder).
+    PUSH_ENDPOINT_ALLOW     Origins of the push services the server may send to,
+                            comma-separated (``https://host``, ``https://*.domain``, or
+                            ``http://127.0.0.1:PORT`` for a test service on loopback); default
+                            the major browsers' services (``chalicelib/push_endpoints.py``).
+    SNS_APNS_APPLICATION_ARN, SNS_FCM_APPLICATION_ARN
+                            SNS platform applications for mobile push (APNs, FCM); without
+                            them, ``POST /me/devices`` answers 404 ``push_not_configured``.
+
 Pace of play
     BOT_THINK_MIN_MS        A bot's shortest think time before its move, in ms (default
                             1000; 0 allowed). Each bot move, and the reveal after a bot's
@@ -116,6 +131,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+
+from chalicelib.push_endpoints import AllowList, BadAllowEntry, parse_allow_list
 
 
 class ConfigError(Exception):
@@ -173,6 +190,18 @@ class Settings:
     bot_think_min_ms: int = 1000
     bot_think_max_ms: int = 2500
     cors_allow_origins: tuple[str, ...] = ()
+    vapid_secret_arn: str | None = None
+    vapid_secret: str | None = None
+    vapid_subject: str = "mailto:operator@liars-lies.invalid"
+    push_endpoint_allow: str | None = None
+    sns_apns_arn: str | None = None
+    sns_fcm_arn: str | None = None
+
+    @property
+    def push_allow(self) -> AllowList:
+        """The allow-list of push endpoint origins (``PUSH_ENDPOINT_ALLOW``, else defaults)."""
+        return parse_allow_list(self.push_endpoint_allow)
+
     quickplay_wait_seconds: int = 20
     quickplay_countdown_seconds: int = 5
     quickplay_actions_per_user: int = 10
@@ -242,6 +271,12 @@ class Settings:
             connect_window_seconds=_int(e, "CONNECT_WINDOW_SECONDS", d.connect_window_seconds),
             **_think_range(e, d.bot_think_min_ms, d.bot_think_max_ms),
             cors_allow_origins=_origins(e),
+            vapid_secret_arn=_str(e, "VAPID_SECRET_ARN"),
+            vapid_secret=_str(e, "VAPID_SECRET"),
+            vapid_subject=_str(e, "VAPID_SUBJECT") or d.vapid_subject,
+            push_endpoint_allow=_push_allow(e),
+            sns_apns_arn=_str(e, "SNS_APNS_APPLICATION_ARN"),
+            sns_fcm_arn=_str(e, "SNS_FCM_APPLICATION_ARN"),
             quickplay_wait_seconds=_int(e, "QUICKPLAY_WAIT_SECONDS", d.quickplay_wait_seconds),
             quickplay_countdown_seconds=_int(
                 e, "QUICKPLAY_COUNTDOWN_SECONDS", d.quickplay_countdown_seconds
@@ -289,6 +324,16 @@ def _origins(env: Mapping[str, str]) -> tuple[str, ...]:
         return parse_origins(env.get("CORS_ALLOW_ORIGINS"))
     except BadOrigin as err:
         raise ConfigError(f"CORS_ALLOW_ORIGINS: {err}") from None
+
+
+def _push_allow(env: Mapping[str, str]) -> str | None:
+    """PUSH_ENDPOINT_ALLOW, checked now (a bad entry is a configuration error at start)."""
+    raw = _str(env, "PUSH_ENDPOINT_ALLOW")
+    try:
+        parse_allow_list(raw)
+    except BadAllowEntry as err:
+        raise ConfigError(f"PUSH_ENDPOINT_ALLOW: {err}") from None
+    return raw
 
 
 def _str(env: Mapping[str, str], name: str) -> str | None:

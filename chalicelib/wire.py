@@ -237,14 +237,15 @@ def me(record: UserRecord, rating: float | None, invitations: list[JsonDict]) ->
     return {
         "user": user(record),
         "rating": None if rating is None else {"liars-lies": rating},
-        "preferences": preferences(record.continue_mode),
+        "preferences": preferences(record.continue_mode, record.language),
         "invitations": invitations,
     }
 
 
-def preferences(continue_mode: str) -> JsonDict:
-    """``{"continue_mode"}``: the preferences in ``me`` and in the answer of setting them."""
-    return {"continue_mode": continue_mode}
+def preferences(continue_mode: str, language: str | None) -> JsonDict:
+    """``{"continue_mode", "language"}``: the preferences in ``me`` and in the answer of setting
+    them (``language`` null until the user picks one)."""
+    return {"continue_mode": continue_mode, "language": language}
 
 
 def lobby_entry(summary: JsonDict, status: str) -> JsonDict:

@@ -34,6 +34,8 @@ class Deps:
     timers: Timers
     clock: Clock
     roller: Any  # chalicelib.adapters.dice.SecretsRoller in production
+    push: Any = None
+    """``chalicelib.notify.Deliverer`` (Web Push and mobile push), or None: no notifications."""
 
 
 _lock = threading.Lock()
@@ -80,12 +82,13 @@ def build_aws_deps(settings: Settings) -> Deps:
         raise ConfigError("WEBSOCKET_API_ID is required to push messages")
     if not settings.timer_function_arn or not settings.scheduler_role_arn:
         raise ConfigError("TIMER_FUNCTION_ARN and SCHEDULER_ROLE_ARN are required for timers")
+    store = DynamoStore(
+        settings.table_name,
+        settings.region,
+        connection_ttl_seconds=settings.connection_ttl_seconds,
+    )
     return Deps(
-        store=DynamoStore(
-            settings.table_name,
-            settings.region,
-            connection_ttl_seconds=settings.connection_ttl_seconds,
-        ),
+        store=store,
         notifier=ApiGatewayNotifier(
             settings.websocket_api_id, settings.websocket_stage, settings.region
         ),
@@ -98,7 +101,31 @@ def build_aws_deps(settings: Settings) -> Deps:
         ),
         clock=SystemClock(),
         roller=default_roller(),
+        push=build_aws_push(settings, store),
     )
+
+
+def build_aws_push(settings: Settings, store: Any) -> Any:
+    """Notifications on AWS: Web Push with the VAPID key derived from its secret (read on
+    the first notification, not at a cold start), mobile push through SNS when platform
+    applications are configured."""
+    from chalicelib.adapters.secrets import fetch_vapid_secret
+    from chalicelib.notify import Deliverer
+    from chalicelib.webpush import VapidKey, WebPushSender
+
+    def web() -> WebPushSender:
+        key = VapidKey.from_secret(fetch_vapid_secret(settings))
+        return WebPushSender(key, subject=settings.vapid_subject, allow=settings.push_allow)
+
+    mobile = None
+    if settings.sns_apns_arn or settings.sns_fcm_arn:
+        from chalicelib.adapters.sns_push import SnsMobilePush
+
+        mobile = SnsMobilePush(
+            {"apns": settings.sns_apns_arn, "fcm": settings.sns_fcm_arn}, settings.region
+        )
+    has_key = bool(settings.vapid_secret_arn or settings.vapid_secret)
+    return Deliverer(store, web if has_key else None, mobile)
 
 
 def observed(deps: Deps) -> Deps:

@@ -9,6 +9,10 @@ Run from ``infra/`` by the CDK CLI (``cdk.json``), or directly with ``python inf
 - ``cors_allow_origins``: origins whose web pages may call the REST API (comma-separated, or
   ``*``; default none), passed to the functions as ``CORS_ALLOW_ORIGINS`` and written into
   API Gateway's own error answers (``infra/edges.py``).
+- ``sns_apns_application_arn``, ``sns_fcm_application_arn``: SNS platform applications for
+  mobile push (default none: mobile push off); ``push_endpoint_allow``: the Web Push
+  allow-list (default the browsers' services); ``vapid_subject``: the contact push services
+  see. See ``docs/OPERATIONS.md``, "Notifications".
 - ``throttle_rate``, ``throttle_burst``, ``reserved_concurrency`` (JSON object by function
   name), ``alarm_email``, ``api_gateway_account_role``: operations knobs, see
   ``infra/operations.py`` and ``docs/OPERATIONS.md``.
@@ -26,7 +30,7 @@ import aws_cdk as cdk
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from operations import OpsSettings
-from stack import REPO_ROOT, LiarsLiesStack
+from stack import REPO_ROOT, LiarsLiesStack, PushSettings
 
 
 def _parse_origins(raw: str) -> tuple[str, ...]:
@@ -72,6 +76,7 @@ def main() -> None:
         cors_allow_origins=cors_origins_from_context(
             app.node.try_get_context("cors_allow_origins")
         ),
+        push=PushSettings.from_context(app.node.try_get_context),
     )
     app.synth()
 

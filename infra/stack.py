@@ -56,6 +56,71 @@ STAGES: dict[str, StageSettings] = {
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+@dataclass(frozen=True)
+class PushSettings:
+    """Notifications' configuration from CDK context (docs/OPERATIONS.md, "Notifications").
+
+    ``sns_apns_arn`` / ``sns_fcm_arn``: SNS platform applications (made by the operator with
+    the APNs key or FCM credentials, which never enter this repository); without them mobile
+    push is off. ``push_endpoint_allow``: the Web Push allow-list (default: the browsers'
+    services). ``vapid_subject``: the contact push services see (``mailto:`` or ``https:``).
+    """
+
+    sns_apns_arn: str | None = None
+    sns_fcm_arn: str | None = None
+    push_endpoint_allow: str | None = None
+    vapid_subject: str | None = None
+
+    @classmethod
+    def from_context(cls, get: Any) -> PushSettings:
+        def text(key: str) -> str | None:
+            value = get(key)
+            if value is None or value == "":
+                return None
+            if not isinstance(value, str):
+                raise ValueError(f"{key} must be a string")
+            return value
+
+        made = cls(
+            text("sns_apns_application_arn"),
+            text("sns_fcm_application_arn"),
+            text("push_endpoint_allow"),
+            text("vapid_subject"),
+        )
+        for arn in (made.sns_apns_arn, made.sns_fcm_arn):
+            if arn is not None and ":app/" not in arn:
+                raise ValueError(f"{arn!r} is not an SNS platform application ARN (…:app/…)")
+        return made
+
+    def environment(self) -> dict[str, str]:
+        env = {
+            "SNS_APNS_APPLICATION_ARN": self.sns_apns_arn,
+            "SNS_FCM_APPLICATION_ARN": self.sns_fcm_arn,
+            "PUSH_ENDPOINT_ALLOW": self.push_endpoint_allow,
+            "VAPID_SUBJECT": self.vapid_subject,
+        }
+        return {k: v for k, v in env.items() if v}
+
+    def statements(self) -> list[iam.PolicyStatement]:
+        """Least privilege for mobile push: endpoints of these applications only."""
+        apps = [a for a in (self.sns_apns_arn, self.sns_fcm_arn) if a]
+        if not apps:
+            return []
+        endpoints = [a.replace(":app/", ":endpoint/", 1) + "/*" for a in apps]
+        return [
+            iam.PolicyStatement(
+                sid="MobilePushEndpoints",
+                actions=["sns:CreatePlatformEndpoint"],
+                resources=apps,
+            ),
+            iam.PolicyStatement(
+                sid="MobilePushSend",
+                actions=["sns:Publish", "sns:DeleteEndpoint"],
+                resources=endpoints,
+            ),
+        ]
+
+
 class LiarsLiesStack(cdk.Stack):
     """One deployable stage of the backend: app, table, scheduler, secret and permissions."""
 
@@ -68,6 +133,7 @@ class LiarsLiesStack(cdk.Stack):
         token_secret_arn: str | None = None,
         ops: OpsSettings | None = None,
         cors_allow_origins: tuple[str, ...] = (),
+        push: PushSettings | None = None,
         **kwargs: Any,
     ) -> None:
         """Declare the stage; the construct id is the Chalice stage name (the construct's rule)."""
@@ -125,6 +191,19 @@ class LiarsLiesStack(cdk.Stack):
                 ),
                 removal_policy=settings.removal_policy,
             )
+
+        # The Web Push (VAPID) key is derived from this secret's text (chalicelib/webpush.py):
+        # generated at deploy time, never rotated (browsers' subscriptions are bound to it).
+        push = push or PushSettings()
+        vapid_secret = secretsmanager.Secret(
+            self,
+            "VapidSecret",
+            description=f"{prefix}: text the Web Push (VAPID) key is derived from; never rotate",
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                password_length=64, exclude_punctuation=True
+            ),
+            removal_policy=settings.removal_policy,
+        )
 
         group = scheduler.CfnScheduleGroup(self, "SchedulerGroup", name=prefix)
         schedules_arn = self.format_arn(
@@ -199,6 +278,8 @@ class LiarsLiesStack(cdk.Stack):
             "SCHEDULER_GROUP": str(group.name),
             "TOKEN_SECRET_ARN": secret.secret_arn,
             "TIMER_DEAD_LETTER_ARN": dead_letters.queue_arn,
+            "VAPID_SECRET_ARN": vapid_secret.secret_arn,
+            **push.environment(),
             **({"CORS_ALLOW_ORIGINS": ",".join(cors_allow_origins)} if cors_allow_origins else {}),
             # Powertools: EMF namespace per stage (chalicelib/observability.py)
             "POWERTOOLS_METRICS_NAMESPACE": f"LiarsLies/{stage}",
@@ -239,6 +320,12 @@ class LiarsLiesStack(cdk.Stack):
                 actions=["secretsmanager:GetSecretValue"],
                 resources=[secret.secret_arn],
             ),
+            iam.PolicyStatement(
+                sid="ReadVapidSecret",
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[vapid_secret.secret_arn],
+            ),
+            *push.statements(),
             iam.PolicyStatement(
                 # Lambda writes a failed asynchronous invocation with the function's own role.
                 sid="DeadLetters",
@@ -323,6 +410,7 @@ class LiarsLiesStack(cdk.Stack):
         )
         cdk.CfnOutput(self, "TableName", value=table.table_name)
         cdk.CfnOutput(self, "TokenSecretArn", value=secret.secret_arn)
+        cdk.CfnOutput(self, "VapidSecretArn", value=vapid_secret.secret_arn)
 
 
 def python_name(function: sam.CfnFunction) -> str:

@@ -69,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
         "variable, else only the server's own origin)",
     )
     serve.add_argument(
+        "--push-allow",
+        metavar="ORIGIN",
+        action="append",
+        default=None,
+        help="let the server send Web Push to endpoints of ORIGIN (https://host, "
+        "https://*.domain, or http://127.0.0.1:PORT for a test push service); repeatable; "
+        "replaces PUSH_ENDPOINT_ALLOW (default: that variable, else the major browsers' "
+        "push services)",
+    )
+    serve.add_argument(
         "--start-fresh",
         action="store_true",
         help="when the data folder's database is missing, empty or damaged, set its files "
@@ -166,6 +176,8 @@ def _serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--storage and --dynamodb-endpoint exclude each other")
     if args.cors_origin is not None:
         os.environ["CORS_ALLOW_ORIGINS"] = ",".join(args.cors_origin)
+    if args.push_allow is not None:
+        os.environ["PUSH_ENDPOINT_ALLOW"] = ",".join(args.push_allow)
     problem = _configuration_problem()
     if problem is not None:
         print(problem, file=sys.stderr, flush=True)

@@ -31,6 +31,7 @@ from chalicelib.ports import Store
 from chalicelib.settings import get_settings, reset_settings
 from liars_local.data import DB_FILE_NAME, SECRET_FILE_NAME, write_atomically
 from liars_local.notifier import LocalNotifier
+from liars_local.push import local_push
 from liars_local.timers import LocalTimers
 
 log = logging.getLogger(__name__)
@@ -138,6 +139,7 @@ def local_environment(
     *,
     embedded_moto: bool | None = None,
     token_secret: str | None = None,
+    vapid_secret: str | None = None,
 ) -> Iterator[None]:
     """Environment for the app: fake AWS credentials, table name, token secret, moto.
 
@@ -150,6 +152,7 @@ def local_environment(
         "AWS_REGION": os.environ.get("AWS_DEFAULT_REGION", LOCAL_REGION),
         "TABLE_NAME": LOCAL_TABLE_NAME,
         "TOKEN_SECRET": token_secret or secrets.token_urlsafe(32),
+        "VAPID_SECRET": vapid_secret or secrets.token_urlsafe(48),
         "WEBSOCKET_API_ID": WS_API_ID,
     }
     forced: dict[str, str] = {}
@@ -216,6 +219,7 @@ def install_wiring_deps(
             timers=timers,
             clock=wiring.SystemClock(),
             roller=wiring.default_roller(),
+            push=local_push(store),
         )
     )
     return wiring.reset_deps

@@ -70,6 +70,7 @@ from liars_local.guard import (
 )
 from liars_local.notifier import LocalNotifier
 from liars_local.outage import restart_lapsed_deadline
+from liars_local.push import load_or_create_vapid_secret
 from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 from liars_local.timers import LocalTimers
 from liars_local.ws_bridge import WS_MAX_MESSAGE_BYTES
@@ -221,11 +222,13 @@ class LocalServer:
             stack.enter_context(lock)  # restore waits for every server on the folder
             self._check_data(self.data_dir)
         secret = None if self.data_dir is None else load_or_create_secret(self.data_dir)
+        vapid = None if self.data_dir is None else load_or_create_vapid_secret(self.data_dir)
         stack.enter_context(
             local_environment(
                 self.dynamodb_endpoint,
                 embedded_moto=self.storage == "moto",
                 token_secret=secret,
+                vapid_secret=vapid,
             )
         )
         chalice_app = self._chalice_app or load_chalice_app()

@@ -57,6 +57,7 @@ from liars_local.environment import (
     local_store,
     tune_gc_for_serving,
 )
+from liars_local.push import load_or_create_vapid_secret
 from liars_local.server import LocalServer, listening_socket
 
 log = logging.getLogger(__name__)
@@ -390,6 +391,8 @@ class WorkerPool:
             self._server_lock.__enter__()  # released by stop(); restore waits for it
             binder._check_data(binder.data_dir)
         secret = None if binder.data_dir is None else load_or_create_secret(binder.data_dir)
+        if binder.data_dir is not None:
+            load_or_create_vapid_secret(binder.data_dir)  # made once, before any worker reads it
         if binder.db_path is not None:
             SqliteStore(binder.db_path).close()
         elif binder.storage == "dynamodb":

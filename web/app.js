@@ -11,8 +11,9 @@ import { errorMessage } from './messages.js';
 import { initial } from './text.js';
 import { renderLeaderboard, renderProfile, renderReplay } from './records.js';
 import { loadSystems } from './systems/index.js';
-import { LANGUAGES, formatRating, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
+import { LANGUAGES, adoptLanguage, formatRating, language, loadCatalogues, onLanguageChange, setLanguage, t } from './i18n/index.js';
 import { PushOrder } from './order.js';
+import { disablePush, registerServiceWorker } from './push.js';
 import { resetSelection } from './store.js';
 import { onMatchFound } from './quickplay.js';
 
@@ -35,6 +36,8 @@ async function loadMe() {
     const me = await api('GET', '/me');
     state.me = me;
     state.user = me.user;
+    // The language the user chose on any device (null: this browser's choice stands).
+    adoptLanguage(me.preferences && me.preferences.language);
   } catch (err) {
     if (err.status === 401) {
       setToken(null);
@@ -72,6 +75,7 @@ async function signedIn(answer) {
 }
 
 function signOut(expired) {
+  if (!expired) disablePush(getToken());
   setToken(null);
   state.user = null;
   state.me = null;
@@ -288,6 +292,15 @@ function staticWords() {
   showConnection();
 }
 
+/** A language picked: shown at once, and remembered on the server for a signed-in user. */
+function pickLanguage(code) {
+  setLanguage(code);
+  if (!getToken() || !state.user) return;
+  api('PATCH', '/me/preferences', { language: language() }).then((answer) => {
+    if (state.me) state.me.preferences = answer.preferences;
+  }).catch((err) => toast(errorMessage(err)));
+}
+
 /** The language picker in the header. */
 function languagePicker() {
   const box = document.getElementById('language-box');
@@ -295,7 +308,7 @@ function languagePicker() {
   const select = h('select', {
     id: 'language', class: 'language-select', testid: 'language',
     value: language(),
-    onchange: (event) => setLanguage(event.target.value),
+    onchange: (event) => pickLanguage(event.target.value),
   }, LANGUAGES.map(([code, name]) => h('option', { value: code, lang: code }, name)));
   mount(box, select);
 }
@@ -445,18 +458,21 @@ hooks.realtime = realtime;
 (async function start() {
   // The rule systems' modules (systems/<rules>.js) come first: every screen asks them.
   await Promise.all([loadCatalogues(), loadSystems(), loadMe()]);
+  adoptLanguage(state.me && state.me.preferences && state.me.preferences.language);
   staticWords();
   languagePicker();
-  onLanguageChange(() => {
+  onLanguageChange((code, picked) => {
     // Every screen draws its words when drawn: redraw all of it in the new language.
     staticWords();
     languagePicker();
     renderHeader();
     if (state.roomId) { renderRoomScreen(main); updateRoomScreen(main); } else route();
-    document.getElementById('language')?.focus();
+    // The picker keeps focus; a language adopted from the server (sign-in) moves none.
+    if (picked) document.getElementById('language')?.focus();
   });
   window.addEventListener('hashchange', route);
   renderHeader();
   realtime.restart();
   route();
+  registerServiceWorker(); // notifications and "you are offline"; asks nothing of the player
 }());

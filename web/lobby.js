@@ -8,6 +8,8 @@ import { authCard } from './auth.js';
 import { defaultSettings, settingsChips, settingsForm } from './settings.js';
 import { howToPlayButton } from './help.js';
 import { t } from './i18n/index.js';
+import { myGamesCard } from './mygames.js';
+import { pushCard } from './push.js';
 import { quickplayCard } from './quickplay.js';
 
 const STATUS_TABS = [['waiting', 'lobby.tabWaiting'], ['playing', 'lobby.tabPlaying'], ['finished', 'lobby.tabFinished']];
@@ -115,7 +117,7 @@ export function renderLobby(container) {
     },
   }, t(label))));
   const side = state.user
-    ? [quickplayCard(), createCard(), invitationsCard()]
+    ? [myGamesCard(), quickplayCard(), createCard(), invitationsCard(), pushCard()]
     : [authCard({ title: t('auth.title'), subtitle: t('auth.subtitle') }), quickplayCard()];
   mount(container, h('h1', { class: 'sr-only' }, t('lobby.title')), h('div', { class: 'lobby-layout', testid: 'lobby' },
     h('div', { class: 'lobby-side' }, side),

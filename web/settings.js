@@ -10,13 +10,17 @@ import { t } from './i18n/index.js';
  * of its words: [value, key, params].
  */
 const SECONDS = (values) => values.map((n) => [n, 'settings.seconds', { n }]);
+const HOURS = (values) => values.map((n) => [n * 3600, 'settings.hours', { count: n }]);
 const SHARED_FIELDS = [
-  { name: 'turn_seconds', label: 'settings.turn_seconds', default: 30, options: SECONDS([15, 30, 60]) },
+  { name: 'pace', label: 'settings.pace', default: 'live', options: [['live', 'settings.pace.live'], ['correspondence', 'settings.pace.correspondence']] },
+  { name: 'turn_seconds', label: 'settings.turn_seconds', default: 30, options: [...SECONDS([15, 30, 60]), ...HOURS([1, 12, 24, 72])] },
   { name: 'break_seconds', label: 'settings.break_seconds', default: 60, options: SECONDS([30, 60, 120]) },
   { name: 'joining', label: 'settings.joining', default: 'open', options: [['open', 'settings.joining.open'], ['approval', 'settings.joining.approval'], ['passcode', 'settings.joining.passcode']] },
 ];
 
 const RULES_LABEL = 'settings.rules';
+const TURNS_BY_PACE = { live: [15, 30, 60], correspondence: [3600, 43200, 86400, 259200] };
+const DEFAULT_TURN = { live: 30, correspondence: 86400 };
 
 /** An option's words. */
 function optionWords([, key, params]) {
@@ -92,6 +96,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
         const kind = typeof field.options[0][0];
         const typed = kind === 'number' ? Number(raw) : kind === 'boolean' ? raw === 'true' : raw;
         onChange(field.name, typed);
+        if (field.name === 'pace') fitTurnToPace(typed);
       },
     }, field.options.map((option) => h('option', { value: String(option[0]) }, optionWords(option))));
     if (guestRoom && field.name === 'joining') {
@@ -102,6 +107,17 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
     fieldRows.push([field.name, row, select]);
     return row;
   });
+  // The turn times of the chosen pace only; a pace change takes that pace's default turn.
+  function fitTurnToPace(pace, quiet) {
+    const turn = fieldRows.find(([name]) => name === 'turn_seconds');
+    if (!turn) return;
+    const allowed = TURNS_BY_PACE[pace] || TURNS_BY_PACE.live;
+    for (const option of turn[2].options) option.hidden = !allowed.includes(Number(option.value));
+    if (!allowed.includes(Number(turn[2].value))) {
+      turn[2].value = String(DEFAULT_TURN[pace] ?? 30);
+      if (!quiet) onChange('turn_seconds', Number(turn[2].value));
+    }
+  }
   function sync() {
     help.textContent = rulesHelp(rules);
     for (const [owner, note] of notes) note.hidden = rules !== owner;
@@ -112,6 +128,7 @@ export function settingsForm(values, onChange, prefix = 'setting', { guestRoom =
     }
   }
   sync();
+  fitTurnToPace(values.pace ?? 'live', true);
   return h('div', { class: 'settings-form' }, rulesRow, rows, notes.map(([, note]) => note));
 }
 

@@ -97,6 +97,12 @@ INTERPRETED_CODES = frozenset(
 INTERPRETED_BY_OPERATION = {
     "ResourceNotFoundException": frozenset({"delete_schedule", "DeleteSchedule"}),
     "ResourceInUseException": frozenset({"create_table", "CreateTable"}),
+    # SNS mobile push: the platform said the token is gone, or the token is malformed
+    "EndpointDisabled": frozenset({"publish", "Publish"}),
+    "NotFound": frozenset({"publish", "Publish"}),
+    "InvalidParameter": frozenset(
+        {"publish", "Publish", "create_platform_endpoint", "CreatePlatformEndpoint"}
+    ),
 }
 
 

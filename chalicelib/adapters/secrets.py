@@ -73,3 +73,24 @@ def _client(service: str, region: str) -> Any:
     import boto3
 
     return boto3.client(service, region_name=region)
+
+
+def fetch_vapid_secret(settings: Settings, *, client: Any = None) -> str:
+    """The text the VAPID key is derived from: VAPID_SECRET_ARN's secret, else VAPID_SECRET."""
+    if settings.vapid_secret_arn:
+        key = (settings.vapid_secret_arn, None, None, settings.region + "#vapid")
+        now = time.monotonic()
+        with _lock:
+            hit = _cache.get(key)
+            if hit is not None and now - hit[0] < CACHE_SECONDS:
+                return hit[1]
+        sm = GuardedClient(client or _client("secretsmanager", settings.region))
+        text = sm.get_secret_value(SecretId=settings.vapid_secret_arn).get("SecretString")
+        if not isinstance(text, str) or not text:
+            raise ConfigError("VAPID_SECRET_ARN names a secret without a SecretString")
+        with _lock:
+            _cache[key] = (now, text)
+        return text
+    if settings.vapid_secret:
+        return settings.vapid_secret
+    raise ConfigError("no VAPID secret: set VAPID_SECRET_ARN or VAPID_SECRET")

@@ -155,8 +155,11 @@ def _start_round(
 ) -> None:
     game = room.game
     assert game is not None
-    if not restart:
+    if restart:
+        game.attempt += 1
+    else:
         game.round += 1
+        game.attempt = 0
     game.phase = Phase.BIDDING
     game.current_bid = None
     game.round_bids = []
@@ -375,7 +378,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
     for p in room.players:
         p.hand = []
     counts = list(game.dice_progress[-1]) if game.dice_progress else []
-    room.completed.append(CompletedRound(reveal, list(game.round_bids), counts))
+    room.completed.append(CompletedRound(reveal, list(game.round_bids), counts, game.attempt))
     game.last_reveal = reveal
     game.current_bid = None
     game.round_bids = []
@@ -394,7 +397,7 @@ def _resolve(room: Room, reveal: Reveal, roller: Roller, at: int, events: list[E
         _begin_final_reveal(room, reveal, at, events)
         return
     game.phase = Phase.BREAK
-    game.deadline = deadline = at + room.settings.break_seconds * 1000
+    game.deadline = deadline = at + room.settings.break_ms
     game.opener = _opener_from(room, rules.next_opener(room, reveal)).id
     # Bots and Auto players agree at once; eliminated and resigned players have no vote.
     game.agreed = [p.id for p in in_game(room) if p.is_bot or p.continue_mode == "auto"]
@@ -556,6 +559,15 @@ def _resign(room: Room, player: Player, roller: Roller, now: int, events: list[E
     if player.id in game.agreed:
         game.agreed.remove(player.id)
     events.append(record(PlayerResigned(player.id, game.round, player.rank, "player", now)))
+    if game.phase == Phase.BIDDING:
+        # The round in play is abandoned (its hands are never shown): it keeps its own record,
+        # told apart from the round dealt again under the same number by its ``attempt``.
+        counts = list(game.dice_progress[-1]) if game.dice_progress else []
+        room.completed.append(
+            CompletedRound(
+                None, list(game.round_bids), counts, game.attempt, game.round, now, player.id
+            )
+        )
     if len(in_game(room)) == 1:
         _finish(room, now, events)
         return

@@ -42,10 +42,13 @@ from .systems import DEFAULT_RULES, SYSTEMS, rule_system
 __all__ = [
     "BOT_LEVELS",
     "BOT_THINK_MS",
+    "CORRESPONDENCE_TURN_SECONDS",
     "FACES",
     "FINAL_REVEAL_MS",
+    "LIVE_TURN_SECONDS",
     "MAX_BOTS",
     "SETTING_CHOICES",
+    "TURN_SECONDS_BY_PACE",
     "WILD",
     "Bid",
     "BotLevel",
@@ -68,11 +71,23 @@ __all__ = [
 
 # -- settings ---------------------------------------------------------------------------------
 
+LIVE_TURN_SECONDS: Final = (15, 30, 60)
+"""Turn times of a live room (seconds)."""
+CORRESPONDENCE_TURN_SECONDS: Final = (3600, 43200, 86400, 259200)
+"""Turn times of a correspondence room: 1 h, 12 h, 24 h, 72 h."""
+TURN_SECONDS_BY_PACE: Final[dict[str, tuple[int, ...]]] = {
+    "live": LIVE_TURN_SECONDS,
+    "correspondence": CORRESPONDENCE_TURN_SECONDS,
+}
+DEFAULT_TURN_SECONDS: Final[dict[str, int]] = {"live": 30, "correspondence": 86400}
+"""The turn time a room takes when its pace changes and no turn time is given with it."""
+
 SHARED_SETTING_CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "starting_dice": tuple(range(1, 11)),
     "wildcard_chance": (0, 5, 10),
     "penalty": ("discard", "give"),
-    "turn_seconds": (15, 30, 60),
+    "pace": tuple(TURN_SECONDS_BY_PACE),
+    "turn_seconds": LIVE_TURN_SECONDS + CORRESPONDENCE_TURN_SECONDS,
     "break_seconds": (30, 60, 120),
     "joining": ("open", "approval", "passcode"),
 }
@@ -108,6 +123,8 @@ class Settings:
     joining: str = "open"
     passcode: str | None = None
     rules: str = DEFAULT_RULES
+    pace: str = "live"
+    """``live`` (turns of seconds) or ``correspondence`` (turns of hours, docs/API.md)."""
     options: tuple[tuple[str, Any], ...] = ()
     """The rule systems' own settings (``RuleSystem.setting_defaults``: Poker's ``lives`` and
     ``dogs_life``) that differ from their defaults, in registry order; read with ``option``."""
@@ -125,6 +142,13 @@ class Settings:
             if name in values and not _same(values[name], default)
         )
         return cls(**shared, options=options)
+
+    @property
+    def break_ms(self) -> int:
+        """How long the break after a reveal lasts at most: one turn length in correspondence."""
+        if self.pace == "correspondence":
+            return self.turn_seconds * 1000
+        return self.break_seconds * 1000
 
     def option(self, name: str) -> Any:
         """A rule system's own setting (its default unless the room chose another value)."""
@@ -163,6 +187,7 @@ class Settings:
                     shown = ", ".join(str(a) for a in allowed)
                     raise InvalidSetting(f"{name} must be one of: {shown}", field=name)
             current[name] = value
+        _fit_turn_to_pace(current, data)
         if current["joining"] == "passcode" and current["passcode"] is None:
             raise InvalidSetting(
                 "joining by passcode needs a four-digit passcode", field="passcode"
@@ -174,12 +199,22 @@ class Settings:
 
         A setting a rule system owns appears only in rooms of that system (or when set to a
         value other than its default), so other rooms look as they did before that system.
+        ``pace`` likewise appears only when it is not ``live``: a live room is stored as it was
+        before paces existed (views show the pace always, ``public``).
         """
         out = self._all()
         own = SYSTEM_SETTINGS.get(self.rules, ())
         for name, default in OPTION_DEFAULTS.items():
             if name not in own and _same(out[name], default):
                 del out[name]
+        if out["pace"] == "live":
+            del out["pace"]
+        return out
+
+    def public(self) -> dict[str, Any]:
+        """The settings as views and lists show them: ``to_dict`` with the pace always."""
+        out = self.to_dict()
+        out["pace"] = self.pace
         return out
 
     @classmethod
@@ -199,6 +234,20 @@ class Settings:
             _STORED.clear()
         _STORED[key] = settings
         return settings
+
+
+def _fit_turn_to_pace(current: dict[str, Any], data: dict[str, Any]) -> None:
+    """A pace change without a turn time takes the pace's default; a mismatch is refused."""
+    allowed = TURN_SECONDS_BY_PACE[current["pace"]]
+    if current["turn_seconds"] in allowed:
+        return
+    if "pace" in data and "turn_seconds" not in data:
+        current["turn_seconds"] = DEFAULT_TURN_SECONDS[current["pace"]]
+        return
+    shown = ", ".join(str(a) for a in allowed)
+    raise InvalidSetting(
+        f"turn_seconds must be one of: {shown} (pace {current['pace']})", field="turn_seconds"
+    )
 
 
 _NAMES: Final = tuple(f.name for f in fields(Settings) if f.name != "options")

@@ -23,16 +23,39 @@ VERSION: Final = 1
 
 
 def round_record(room: Room, done: CompletedRound) -> dict[str, Any]:
-    """The public record of one completed round (JSON, times in ISO 8601 UTC)."""
+    """The public record of one completed round (JSON, times in ISO 8601 UTC).
+
+    A round a resignation abandoned has ``reveal`` null and ``resigned_id``: its hands were
+    never shown, so they are not recorded. ``attempt`` tells it from the round dealt again
+    under the same number (records are keyed by round and attempt).
+    """
     rules = rule_system(room.settings.rules)
     ids = [p.id for p in room.players]
-    return {
-        "round": done.reveal.round,
-        "at": iso(done.reveal.at),
+    common = {
         "dice_counts": dict(zip(ids, done.counts, strict=False)),
         "bids": [rules.bid_view(b) for b in done.bids],
+    }
+    if done.reveal is None:
+        return {
+            "round": done.round,
+            "attempt": done.attempt,
+            "at": iso(done.at),
+            **common,
+            "reveal": None,
+            "resigned_id": done.resigned_id,
+        }
+    return {
+        "round": done.reveal.round,
+        "attempt": done.attempt,
+        "at": iso(done.reveal.at),
+        **common,
         "reveal": reveal_view(done.reveal, rules),
     }
+
+
+def record_key(record: dict[str, Any]) -> tuple[int, int]:
+    """A round record's key and order: its round, then its attempt (0 when absent)."""
+    return int(record["round"]), int(record.get("attempt", 0))
 
 
 def history(
@@ -73,7 +96,7 @@ def history(
         "rated": room.rated,
         "players": players,
         "finished_at": iso(game.finished_at) if finished and game else None,
-        "rounds": sorted(records, key=lambda r: int(r["round"])) if finished else [],
+        "rounds": sorted(records, key=record_key) if finished else [],
         "last_reveal": (
             reveal_view(game.last_reveal, rules) if game is not None and game.last_reveal else None
         ),

@@ -293,11 +293,18 @@ class CompletedRound:
 
     Kept on the room only while the transition's change is being saved (never stored in the
     room item): the service writes one round record from each (``engine.records``).
+    ``attempt`` counts the deals of the round number before this one (a resignation mid-round
+    deals the round again under the same number). A round a resignation abandoned has no
+    ``reveal``: it carries its ``round``, when (``at``) and who resigned (``resigned_id``).
     """
 
-    reveal: Reveal
+    reveal: Reveal | None
     bids: list[Call]
     counts: list[int]
+    attempt: int = 0
+    round: int = 0
+    at: int = 0
+    resigned_id: str | None = None
 
 
 # -- the game in play -------------------------------------------------------------------------
@@ -327,6 +334,8 @@ class Game:
     """Table time: the stamp of the latest event (bots' moves may be stamped after ``now``)."""
     pace: tuple[int, int] = BOT_THINK_MS
     """The bots' think time range in ms, fixed when the game starts (server configuration)."""
+    attempt: int = 0
+    """Deals of this round number before the current one (a resignation mid-round re-deals)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Compact storage form."""
@@ -350,6 +359,8 @@ class Game:
         d["fa"] = self.finished_at
         if self.extra:
             d["x"] = self.extra
+        if self.attempt:
+            d["ra"] = self.attempt
         return d
 
     @classmethod
@@ -358,7 +369,7 @@ class Game:
         from_row = reader.call_from_row
         # Positional, in field order (round, phase, turn, turn_player, deadline, opener,
         # current_bid, round_bids, agreed, last_reveal, dice_progress, progress_rounds,
-        # finished_at, extra, clock, pace).
+        # finished_at, extra, clock, pace, attempt).
         return cls(
             int(d["round"]),
             _PHASES.get(d["phase"]) or Phase(d["phase"]),
@@ -376,6 +387,7 @@ class Game:
             dict(d.get("x") or {}),
             int(d.get("t", 0)),
             (int(d["pc"][0]), int(d["pc"][1])) if "pc" in d else BOT_THINK_MS,
+            int(d.get("ra", 0)),
         )
 
 

@@ -127,7 +127,7 @@ def room_view(
     """The room as seen by a user (``user_id``), a seat (``player_id``: bots) or a spectator."""
     me_player = room.player(player_id) if player_id else room.player_of_user(user_id)
     is_host = me_player is not None and me_player.id == room.host_id
-    settings = room.settings.to_dict()
+    settings = room.settings.public()
     if not is_host:
         # The passcode is visible only to the host.
         settings.pop("passcode", None)

@@ -108,10 +108,25 @@ def me(svc: Service, caller: Caller) -> JsonDict:
     return wire.me(user, rating, live_invitations(svc, user.id))
 
 
-def set_preferences(svc: Service, caller: Caller, mode: str, room_id: str | None) -> JsonDict:
-    """Store the continue mode; apply it now in the caller's hosted rooms and ``room_id``."""
-    svc.user(caller)
+def set_preferences(
+    svc: Service,
+    caller: Caller,
+    mode: str | None,
+    room_id: str | None,
+    language: str | None = None,
+) -> JsonDict:
+    """Store what is given: the continue mode (applied now in the caller's hosted rooms and
+    ``room_id``) and the interface language."""
+    if mode is None and language is None:
+        raise InvalidInput("give continue_mode or language", field="continue_mode")
+    user = svc.user(caller)
     limits.hit(svc, limits.LOBBY_ACTION, caller.user_id)  # always accepted once valid
+    if language is not None:
+        svc.store.set_language(caller.user_id, language)
+    else:
+        language = user.language
+    if mode is None:
+        return {"preferences": wire.preferences(user.continue_mode, language)}
     svc.store.set_preferences(caller.user_id, mode)
     rooms = set(svc.store.open_rooms(caller.user_id))
     if room_id:
@@ -128,7 +143,7 @@ def set_preferences(svc: Service, caller: Caller, mode: str, room_id: str | None
             svc.change_room(rid, change)
         except ServiceError:
             continue
-    return {"preferences": wire.preferences(mode)}
+    return {"preferences": wire.preferences(mode, language)}
 
 
 def ticket(svc: Service, caller: Caller) -> JsonDict:

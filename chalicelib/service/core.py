@@ -237,6 +237,7 @@ class Service:
         before: Status,
         events: list[Event],
         invited: list[str],
+        seen: effects.Seen | None = None,
     ) -> Committed:
         """The conditional write of a changed room, and its planned effects (not yet run).
 
@@ -265,7 +266,7 @@ class Service:
             )
         new_version = self._write(room, version, expires, ratings, rounds)
         room.completed.clear()
-        planned = effects.plan(room, new_version, events, before=before, invited=invited)
+        planned = effects.plan(room, new_version, events, before=before, invited=invited, seen=seen)
         return Committed(room, new_version, events, tuple(planned))
 
     def _write(
@@ -369,6 +370,7 @@ class Service:
             room, version = Room.from_dict(stored.state), stored.version
             before = room.status
             invited = list(room.invited)
+            seen = effects.Seen.of(room, caller.user_id if caller is not None else None)
             advanced = game_flow.advance(room, self.now(), self.deps.roller)
             try:
                 if gather is not None:
@@ -377,7 +379,7 @@ class Service:
             except DomainError:
                 if advanced:
                     with contextlib.suppress(VersionConflict):
-                        self.finish(self._commit(room, version, before, advanced, invited))
+                        self.finish(self._commit(room, version, before, advanced, invited, seen))
                 else:
                     self.finish(
                         Committed(room, version, effects=(effects.RepairWakeUp(room, version),))
@@ -389,7 +391,7 @@ class Service:
                 repair = (effects.RepairWakeUp(room, version),)
                 return self.finish(Committed(room, version, effects=repair))
             try:
-                done = self._commit(room, version, before, events, invited)
+                done = self._commit(room, version, before, events, invited, seen)
             except VersionConflict as lost:
                 if caller is not None:
                     raise self.lost_race(lost.current, caller.user_id) from None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib import effects
+from chalicelib import effects, notify
 from chalicelib.engine import room as lobby
 from chalicelib.engine.model import Room, Status
 from chalicelib.service.callers import Caller
@@ -61,8 +61,13 @@ def invite(svc: Service, caller: Caller, room_id: str, username: str) -> JsonDic
     def then(done: Committed) -> list[effects.Effect]:
         host_seat = done.room.host
         host_name = host_seat.name if host_seat else caller.name
-        # Required, after the room's write: a fault that remains is a 503, safe to repeat.
-        return [effects.AddInvitation(invitee_id, room_id, host_name, svc.now())]
+        rules = done.room.settings.rules
+        # The invitee's browsers and devices are told (never raises); the invitation is
+        # required, last: a fault that remains is a 503, safe to repeat.
+        return [
+            notify.invited_effect(invitee_id, room_id, rules, host_name),
+            effects.AddInvitation(invitee_id, room_id, host_name, svc.now()),
+        ]
 
     done = svc.change_room(
         room_id, change, caller=caller, admit=admit_lobby_action(svc, caller), then=then

@@ -25,7 +25,7 @@ import secrets
 from dataclasses import replace
 from typing import Any
 
-from chalicelib import effects, matchmaking, wire
+from chalicelib import effects, matchmaking, notify, wire
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Player, Room, Settings, Status
 from chalicelib.engine.systems import SYSTEMS
@@ -361,6 +361,11 @@ class Quickplay:
                 *(
                     effects.PushToUser(user_channel(t.user_id), wire.match_found(t.id, room.id))
                     for t in seated
+                ),
+                # their browsers and devices too (issue 27), but not the one who just asked
+                *(
+                    notify.match_found_effect(t.user_id, room.id, room.settings.rules)
+                    for t in claimed
                 ),
             ]
         )

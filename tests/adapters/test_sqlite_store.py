@@ -260,3 +260,34 @@ def test_a_schema_3_file_gains_round_records_and_profiles_keeping_its_users(
     store.create_room("r1", {"n": 0}, SUMMARY)
     store.save_room("r1", {"n": 1}, SUMMARY, 1, rounds=RoundsWrite([{"round": 1, "bids": []}]))
     assert store.list_rounds("r1") == [{"round": 1, "bids": []}]
+
+
+def test_a_schema_5_file_keeps_its_round_records_and_gains_attempts_and_language(
+    db_path: Path,
+) -> None:
+    # Step 6 (issue 28) rebuilds the rounds table keyed by round and attempt: the records
+    # written before it stay (as attempt 0), a re-dealt round gets its own, users a language.
+    db_path.parent.mkdir(parents=True)
+    old = sqlite_adapter.connect(str(db_path))
+    assert migrate(old, target=5) == 5
+    old.execute(
+        "INSERT INTO users (user_id, name, guest, username, username_key, password_hash,"
+        " created_at) VALUES ('u1', 'Alice', 0, 'Alice', 'alice', 'h', 7)"
+    )
+    old.execute(
+        "INSERT INTO rounds (room_id, round, record, expires_at)"
+        " VALUES ('r1', 1, '{\"round\":1,\"bids\":[]}', NULL)"
+    )
+    old.close()
+
+    store = SqliteStore(db_path)
+
+    assert store.schema_version == sqlite_adapter.SCHEMA_VERSION >= 6
+    user = store.get_user("u1")
+    assert user is not None and user.language is None
+    store.set_language("u1", "es")
+    assert (store.get_user("u1") or user).language == "es"
+    store.create_room("r1", {"n": 0}, SUMMARY)
+    again = {"round": 1, "attempt": 1, "bids": []}
+    store.save_room("r1", {"n": 1}, SUMMARY, 1, rounds=RoundsWrite([again]))
+    assert store.list_rounds("r1") == [{"round": 1, "bids": []}, again]

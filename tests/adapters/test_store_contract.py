@@ -230,6 +230,24 @@ def test_preferences_and_password_hash_update(store: Store) -> None:
     assert store.get_user("nobody") is None
 
 
+def test_language_is_stored_with_the_user(store: Store) -> None:
+    # Issue 28: the interface language is remembered with the user (None until chosen).
+    store.create_user("u1", "alice", "h", False, "Alice")
+    store.create_user("u2", "bob", "h", False, "Bob")
+    first = store.get_user("u1")
+    assert first is not None and first.language is None
+    store.set_language("u1", "pt-BR")
+    store.set_preferences("u1", "manual")
+    user = store.get_user("u1")
+    assert user is not None and (user.language, user.continue_mode) == ("pt-BR", "manual")
+    assert store.get_user_by_username("ALICE") == user
+    other = store.get_user("u2")
+    assert other is not None and other.language is None
+    with pytest.raises(UnknownUser):
+        store.set_language("nobody", "es")
+    assert store.get_user("nobody") is None
+
+
 def test_ratings_default_to_1500_and_apply_exactly_once(store: Store) -> None:
     store.create_user("a", "a", "h", False, "A")
     store.create_user("b", "b", "h", False, "B")

@@ -55,6 +55,26 @@ def test_a_lost_race_records_no_round(store: Store) -> None:
     assert store.list_rounds("ghost") == []
 
 
+def test_a_round_abandoned_by_a_resignation_and_its_second_deal_are_both_kept(
+    store: Store,
+) -> None:
+    # Issue 28: a resignation mid-round deals the round again under the same number; the
+    # abandoned deal (attempt 0, no reveal) and the one completed (attempt 1) are two records.
+    store.create_room("r1", {"n": 0}, SUMMARY)
+    abandoned = {"round": 2, "attempt": 0, "bids": [], "reveal": None, "resigned_id": "p3"}
+    store.save_room("r1", {"n": 1}, SUMMARY, 1, rounds=RoundsWrite([_record(1), abandoned]))
+    second = {**_record(2, "second deal"), "attempt": 1}
+    store.save_room("r1", {"n": 2}, SUMMARY, 2, rounds=RoundsWrite([second]))
+    # Both in one write too (a resignation that ends the game records its round alone, but
+    # a write may carry several), and a replay of either changes nothing.
+    again = RoundsWrite([{**abandoned, "resigned_id": "replayed"}, {**second, "note": "x"}])
+    store.save_room("r1", {"n": 3}, SUMMARY, 3, rounds=again)
+    late = {"round": 3, "attempt": 0, "bids": [], "reveal": None, "resigned_id": "p2"}
+    done = {**_record(3), "attempt": 1}
+    store.save_room("r1", {"n": 4}, SUMMARY, 4, rounds=RoundsWrite([done, late]))
+    assert store.list_rounds("r1") == [_record(1), abandoned, second, late, done]
+
+
 def test_rounds_are_kept_per_room(store: Store) -> None:
     store.create_room("r1", {}, SUMMARY)
     store.create_room("r2", {}, SUMMARY)

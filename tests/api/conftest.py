@@ -10,7 +10,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from argon2 import PasswordHasher
@@ -130,6 +130,36 @@ def api_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
         wiring.reset_deps()
         check_pushes(notifier.sent)  # and every push fits docs/asyncapi.json
     reset_settings()
+
+
+@pytest.fixture(params=["moto", "sqlite"])
+def both_stores_env(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> Iterator[Env]:
+    """``api_env`` on moto, then the same app on a SQLite file (the local server's store)."""
+    if request.param == "moto":
+        yield request.getfixturevalue("api_env")
+        return
+    from chalicelib.adapters.sqlite import SqliteStore
+
+    use_offline_aws(monkeypatch, "liars-api-test")
+    clock, notifier, timers = FakeClock(), FakeNotifier(), FakeTimers()
+    store = SqliteStore(str(tmp_path / "api.sqlite3"), clock=clock)
+    deps = wiring.Deps(
+        store=store, notifier=notifier, timers=timers, clock=clock, roller=SeededRoller(7)
+    )
+    wiring.set_deps(deps)
+    from app import app
+
+    try:
+        with Client(app) as client:
+            # Env names the DynamoDB store; the tests using this fixture use the port only.
+            yield Env(client, cast(DynamoStore, store), clock, notifier, timers, deps)
+    finally:
+        wiring.reset_deps()
+        store.close()
+        reset_settings()
+    check_pushes(notifier.sent)
 
 
 @pytest.fixture

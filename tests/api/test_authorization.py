@@ -17,6 +17,12 @@ from tests.offline_aws import SECRET
 ROLES = ("host", "player", "other_room", "guest", "signed_out", "tampered", "expired")
 SIGNED_IN = {"host", "player", "other_room", "guest"}
 ANYONE = SIGNED_IN | {"signed_out"}
+REGISTERED = {"host", "player", "other_room"}
+PUSH_SUB = {
+    "endpoint": "https://fcm.googleapis.com/fcm/send/x",
+    "expirationTime": None,
+    "keys": {"p256dh": "BAAA", "auth": "AAAA"},
+}
 
 
 def _expired(user_id: str) -> str:
@@ -102,6 +108,24 @@ def _matrix(wd: dict[str, Any]) -> list[tuple[str, str, str, Any, set[str]]]:
         ("GET", "/me", "/me", None, SIGNED_IN),
         ("PATCH", "/me/preferences", "/me/preferences", {"continue_mode": "manual"}, SIGNED_IN),
         ("POST", "/realtime/tickets", "/realtime/tickets", None, SIGNED_IN),
+        ("GET", "/me/games", "/me/games", None, SIGNED_IN),
+        ("GET", "/push/vapid-public-key", "/push/vapid-public-key", None, ANYONE),
+        ("POST", "/me/push-subscriptions", "/me/push-subscriptions", PUSH_SUB, REGISTERED),
+        (
+            "DELETE",
+            "/me/push-subscriptions",
+            "/me/push-subscriptions",
+            {"endpoint": PUSH_SUB["endpoint"]},
+            REGISTERED,
+        ),
+        (
+            "POST",
+            "/me/devices",
+            "/me/devices",
+            {"platform": "fcm", "token": "tok-1234567"},
+            REGISTERED,
+        ),
+        ("DELETE", "/me/devices", "/me/devices", {"token": "tok-1234567"}, REGISTERED),
         ("GET", "/rooms", "/rooms", None, ANYONE),
         ("POST", "/rooms", "/rooms", {}, SIGNED_IN),
         ("GET", "/rooms/{room_id}", f"/rooms/{w}", None, ANYONE),

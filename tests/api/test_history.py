@@ -172,3 +172,108 @@ def test_history_of_a_waiting_room_lists_nothing(api_env: Env) -> None:
     history = api_env.ok("GET", f"/rooms/{rid}/history")
     assert history["status"] == "waiting" and history["rounds"] == []
     assert history["last_reveal"] is None and history["complete"] is False
+
+
+def _bid_on_turn(env: Env, rid: str, tokens: dict[str, str]) -> dict[str, Any]:
+    """The human whose turn it is raises the bid (face 3); the view after the bid."""
+    view = env.ok("GET", f"/rooms/{rid}", None, next(iter(tokens.values())))
+    turn = view["game"]["turn"]
+    bid = view["game"]["current_bid"]
+    quantity = 1 if bid is None else bid["quantity"] + 1
+    action = {"type": "bid", "quantity": quantity, "face": 3, "turn": turn["number"]}
+    return env.ok("POST", f"/rooms/{rid}/actions", action, tokens[turn["player_id"]])
+
+
+def _humans(env: Env, bots: int) -> tuple[str, dict[str, str], dict[str, str], Watcher]:
+    """A started classic room of ann (host), bob and ``bots`` bots: (room id, tokens by
+    player id, player id by name, ann's watcher)."""
+    ann, ann_user = env.register("ann-resigns")
+    bob, _ = env.register("bob-resigns")
+    settings = {"rules": "classic", "starting_dice": 2, "turn_seconds": 15}
+    rid = env.ok("POST", "/rooms", {"settings": settings}, ann, 201)["id"]
+    watcher = Watcher(env, rid, ann, ann_user["id"])
+    env.ok("POST", f"/rooms/{rid}/join", {}, bob)
+    env.ok("PUT", f"/rooms/{rid}/ready", {"ready": True}, bob)
+    for _ in range(bots):
+        env.ok("POST", f"/rooms/{rid}/bots", {"level": "easy"}, ann, 201)
+    env.ok("POST", f"/rooms/{rid}/start", None, ann)
+    ids = {
+        "ann": env.ok("GET", f"/rooms/{rid}", None, ann)["me"]["player_id"],
+        "bob": env.ok("GET", f"/rooms/{rid}", None, bob)["me"]["player_id"],
+    }
+    return rid, {ids["ann"]: ann, ids["bob"]: bob}, ids, watcher
+
+
+def _bids_before_resigning(watcher: Watcher, n: int) -> list[dict[str, Any]]:
+    """The bids of round ``n`` announced before the resignation, as they were announced."""
+    bids: list[dict[str, Any]] = []
+    for e in watcher.events():
+        if e["type"] == "player_resigned":
+            return bids
+        if e["type"] == "bid_placed" and e["round"] == n:
+            bids.append({k: e[k] for k in BID_FIELDS if k in e})
+    raise AssertionError("nobody resigned")
+
+
+def _abandoned_checks(
+    history: dict[str, Any], announced: list[dict[str, Any]], bob: str, n: int
+) -> dict[str, Any]:
+    abandoned = [r for r in history["rounds"] if r["reveal"] is None]
+    assert len(abandoned) == 1
+    record = abandoned[0]
+    assert (record["round"], record["attempt"], record["resigned_id"]) == (n, 0, bob)
+    assert record["bids"] == announced and announced
+    # Its hands were never shown to anyone: the record holds no die.
+    assert '"dice"' not in json.dumps(record) and "rows" not in json.dumps(record)
+    assert record["dice_counts"][bob] > 0
+    return record
+
+
+def test_history_lists_the_round_a_resignation_abandoned(both_stores_env: Env) -> None:
+    # Issue 28, defect 9: a round a resignation abandons is dealt again under the same number;
+    # the abandoned deal keeps a record of its own beside the completed rounds.
+    env = both_stores_env
+    rid, tokens, ids, watcher = _humans(env, bots=1)
+    for _ in range(20):  # until a round in play has a bid on the table
+        view = env.ok("GET", f"/rooms/{rid}", None, tokens[ids["ann"]])
+        game = view["game"]
+        if game["phase"] == "bidding" and game["current_bid"] is not None:
+            break
+        if game["phase"] == "bidding" and game["turn"]["player_id"] in tokens:
+            _bid_on_turn(env, rid, tokens)
+        else:
+            env.clock.advance(20_000)
+            env.ok("POST", f"/rooms/{rid}/tick", None)
+    n = view["game"]["round"]
+    assert view["game"]["phase"] == "bidding" and view["game"]["current_bid"] is not None
+    env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, tokens[ids["bob"]])
+    during = env.ok("GET", f"/rooms/{rid}/history")
+    assert during["complete"] is False and during["rounds"] == []  # nothing listed in play
+    final = _play_out(env, rid, watcher)
+    history = env.ok("GET", f"/rooms/{rid}/history")
+    assert history["complete"] is True and history["results"] == final["results"]
+    _abandoned_checks(history, _bids_before_resigning(watcher, n), ids["bob"], n)
+    keys = [(r["round"], r["attempt"]) for r in history["rounds"]]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    completed = [r for r in history["rounds"] if r["reveal"] is not None]
+    # Every round was completed once, the abandoned number too (its second deal, attempt 1).
+    assert [r["round"] for r in completed] == list(range(1, len(completed) + 1))
+    assert next(r for r in completed if r["round"] == n)["attempt"] == 1
+    assert all(r["attempt"] == 0 for r in completed if r["round"] != n)
+
+
+def test_history_lists_the_round_abandoned_by_the_resignation_that_ends_the_game(
+    both_stores_env: Env,
+) -> None:
+    env = both_stores_env
+    rid, tokens, ids, watcher = _humans(env, bots=0)
+    _bid_on_turn(env, rid, tokens)
+    view = _bid_on_turn(env, rid, tokens)
+    n = view["game"]["round"]
+    view = env.ok("POST", f"/rooms/{rid}/actions", {"type": "resign"}, tokens[ids["bob"]])
+    assert view["status"] == "finished"
+    history = env.ok("GET", f"/rooms/{rid}/history")
+    announced = _bids_before_resigning(watcher, n)
+    assert len(announced) == 2
+    record = _abandoned_checks(history, announced, ids["bob"], n)
+    assert history["rounds"] == [record]

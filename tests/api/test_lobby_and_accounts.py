@@ -75,11 +75,14 @@ def test_me_preferences_and_tickets(api_env: Env) -> None:
     assert me == {
         "user": user,
         "rating": {"liars-lies": 1500.0},
-        "preferences": {"continue_mode": "auto"},
+        "preferences": {"continue_mode": "auto", "language": None},
         "invitations": [],
     }
     env.ok("PATCH", "/me/preferences", {"continue_mode": "manual"}, token)
-    assert env.ok("GET", "/me", None, token)["preferences"] == {"continue_mode": "manual"}
+    assert env.ok("GET", "/me", None, token)["preferences"] == {
+        "continue_mode": "manual",
+        "language": None,
+    }
     ticket = env.ok("POST", "/realtime/tickets", None, token, 201)
     assert env.store.consume_ticket(ticket["ticket"], env.clock.now_ms()) == user["id"]
     guest, _ = env.guest()

@@ -23,13 +23,14 @@ STAGES = ("dev", "prod")
 Template = dict[str, Any]
 
 
-def synthesize(stage: str, workdir: Path) -> Path:
-    """Run the CDK app for ``stage`` in ``workdir``; return the template's path."""
+def synthesize(stage: str, workdir: Path, context: dict[str, Any] | None = None) -> Path:
+    """Run the CDK app for ``stage`` in ``workdir`` (more ``context`` if given); return the
+    template's path."""
     outdir = workdir / "cdk.out"
     env = {
         **os.environ,
         "CDK_OUTDIR": str(outdir),
-        "CDK_CONTEXT_JSON": json.dumps({"stage": stage}),
+        "CDK_CONTEXT_JSON": json.dumps({"stage": stage, **(context or {})}),
         "AWS_DEFAULT_REGION": "eu-west-1",
         "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
     }

@@ -52,6 +52,17 @@ def resources(template: Template, kind: str) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in template["Resources"].items() if v["Type"] == kind}
 
 
+def token_secret(template: Template) -> tuple[str, dict[str, Any]]:
+    """The token-signing secret (the stack also makes the VAPID key's secret)."""
+    found = {
+        rid: r
+        for rid, r in resources(template, "AWS::SecretsManager::Secret").items()
+        if rid.startswith("TokenSecret")
+    }
+    assert len(found) == 1, sorted(found)
+    return next(iter(found.items()))
+
+
 def only(template: Template, kind: str) -> tuple[str, dict[str, Any]]:
     """The single resource of a type (fails if there are none or several)."""
     found = resources(template, kind)
@@ -237,7 +248,7 @@ def test_production_table_is_protected_and_dev_is_disposable(dev: Template, prod
 def test_token_secret_value_is_generated_at_deploy_not_written_in_the_template(
     dev: Template,
 ) -> None:
-    _, secret = only(dev, "AWS::SecretsManager::Secret")
+    _, secret = token_secret(dev)
     assert "GenerateSecretString" in secret["Properties"]
     assert "SecretString" not in secret["Properties"]
     for _, function in functions_by_handler(dev).values():
@@ -290,7 +301,7 @@ def test_timer_and_websocket_handlers_are_deployed(dev: Template) -> None:
 
 def test_every_function_gets_the_environment_the_code_reads(dev: Template) -> None:
     table_id, _ = only(dev, "AWS::DynamoDB::Table")
-    secret_id, _ = only(dev, "AWS::SecretsManager::Secret")
+    secret_id, _ = token_secret(dev)
     _, group = only(dev, "AWS::Scheduler::ScheduleGroup")
     stage_name = only(dev, "AWS::ApiGatewayV2::Stage")[1]["Properties"]["StageName"]
     scheduler_role_id = scheduler_role(dev)[0]

@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -60,6 +61,27 @@ def test_a_clean_stop_leaves_every_commit_in_the_database_file(
     assert _users(copy / DB_FILE_NAME) == 2
     wal = Path(f"{folder / DB_FILE_NAME}-wal")
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_while_serving_the_wal_is_copied_into_the_database_file_periodically(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "data"
+    # the sweeper's thread checkpoints every min(CHECKPOINT_SECONDS, sweep_seconds)
+    with LocalServer(data_dir=folder, access_log=lambda _: None, sweep_seconds=0.2) as server:
+        _fill(server)
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        end = time.monotonic() + 20
+        while True:
+            shutil.copy(folder / DB_FILE_NAME, copy / DB_FILE_NAME)  # the .db alone
+            try:
+                if _users(copy / DB_FILE_NAME) == 2:
+                    break
+            except sqlite3.OperationalError:  # not even the schema is in the .db yet
+                pass
+            assert time.monotonic() < end, "the running server never checkpointed"
+            time.sleep(0.2)
 
 
 def test_a_backup_taken_while_serving_restores_every_account_room_and_session(

@@ -42,7 +42,12 @@ def test_each_room_use_case_runs_exactly_the_effects_on_its_committed_value(tabl
     rid = lobby.create_room(svc, a, {"joining": "passcode", "passcode": "1234"})["id"]
     created = svc.committed[-1]
     assert created.room.id == rid and created.events[0]["type"] == "room_created"
-    assert kinds(created.effects) == [effects.Observe, effects.Publish, effects.WakeUp]
+    assert kinds(created.effects) == [
+        effects.Observe,
+        effects.Publish,
+        effects.WakeUp,
+        effects.Seat,  # the creator sits in the room ("my games")
+    ]
 
     invitations.invite(svc, a, rid, "carol")
     assert kinds(svc.committed[-1].effects)[-1] is effects.AddInvitation

@@ -149,7 +149,7 @@ def test_preferences_apply_in_the_callers_hosted_rooms_and_the_named_room_only(
     lobby.join(svc, a, named, None)
     lobby.join(svc, a, other, None)
     answer = accounts.set_preferences(svc, a, "manual", named)  # users start on auto
-    assert answer == {"preferences": {"continue_mode": "manual"}}
+    assert answer == {"preferences": {"continue_mode": "manual", "language": None}}
     record = table.store.get_user(a.user_id)
     assert record is not None and record.continue_mode == "manual"
 

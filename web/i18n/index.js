@@ -22,8 +22,10 @@
 //   7. A rule system's words live in its own catalogue, `web/systems/<rules>.i18n.json`
 //      (`{"en": {...}, "es": {...}, "pt-BR": {...}}`, every key prefixed `<rules>.`), loaded by
 //      the registry (web/systems/index.js) with the module.
-// The language is the browser's by default (navigator.languages), the picker's choice once
-// made (remembered in localStorage; docs/API.md's preferences have no language yet).
+// The language: a signed-in user's choice remembered on the server (GET /me's
+// preferences.language, docs/API.md; app.js passes it to `adoptLanguage`), else the picker's
+// choice on this browser (localStorage), else the browser's (navigator.languages). A pick while
+// signed in is saved to the server too (app.js).
 
 export const LANGUAGES = [
   ['en', 'English'],
@@ -93,10 +95,17 @@ function apply(code) {
 }
 
 /** Choose a language (the picker): remembered, then every listener redraws. */
-export function setLanguage(code) {
+export function setLanguage(code, picked = true) {
   apply(code);
   try { localStorage.setItem(STORE_KEY, current); } catch { /* private mode: this page only */ }
-  for (const listener of listeners) listener(current);
+  for (const listener of listeners) listener(current, picked);
+}
+
+/** Use the language remembered on the server for the signed-in user (null: keep this one).
+ * Remembered on this browser too; listeners redraw only if it changed. */
+export function adoptLanguage(code) {
+  if (!CODES.includes(code) || code === current) return;
+  setLanguage(code, false);
 }
 
 /** Be told when the language changes (the app redraws the screen). */

@@ -14,6 +14,7 @@ items in its docstring:
 - ``chat``: chat messages;
 - ``limits``: rate-limit windows;
 - ``connections``: WebSocket connections, subscriptions and tickets;
+- ``notifications``: each user's seats ("my games"), push subscriptions and devices;
 - ``quickplay``: quick play's tickets and queues, matches claimed in one transaction;
 - ``_table``: what they share (the client, keys, typed values, JSON codec, transactions).
 
@@ -30,6 +31,7 @@ from chalicelib.adapters.dynamo._table import Table, count_requests
 from chalicelib.adapters.dynamo.chat import DynamoChat
 from chalicelib.adapters.dynamo.connections import DynamoConnections
 from chalicelib.adapters.dynamo.limits import DynamoLimits
+from chalicelib.adapters.dynamo.notifications import DynamoNotifications
 from chalicelib.adapters.dynamo.quickplay import DynamoQuickplay
 from chalicelib.adapters.dynamo.records import DynamoRecords
 from chalicelib.adapters.dynamo.rooms import (
@@ -50,6 +52,7 @@ class DynamoStore(
     DynamoChat,
     DynamoLimits,
     DynamoConnections,
+    DynamoNotifications,
 ):
     """The Store port on one DynamoDB table: every aggregate on one client.
 

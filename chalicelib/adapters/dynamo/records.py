@@ -5,7 +5,7 @@
 | rated game        | GAME#<game_key> | GAME             | changes, record                      |
 | user's rated game | USER#<user_id>  | RATED#<at>#<key> | row                                  |
 | user (counters)   | USER#<user_id>  | PROFILE          | rating, games, rank<k>, lbpk         |
-| round record(s)   | ROOM#<room_id>  | ROUND#<first 5d> | first, last, records or records_z    |
+| round record(s)   | ROOM#<room_id>  | ROUND#<first 5d>[#<attempt>] | first, last, records or records_z |
 
 The transaction items of a rated game's end (``rating_items``) and of completed rounds
 (``round_items``) are built here and written either alone (``apply_ratings``) or with the room
@@ -128,6 +128,11 @@ def rating_items(
     return items
 
 
+def _record_key(record: JsonDict) -> tuple[int, int]:
+    """A round record's key: its round, then its attempt (0 when absent: the first deal)."""
+    return int(record["round"]), int(record.get("attempt", 0))
+
+
 def round_items(
     table_name: str, room_id: str, rounds: RoundsWrite, slots: int
 ) -> list[dict[str, Any]]:
@@ -137,15 +142,17 @@ def round_items(
     a long sleep) can complete more rounds in one change than a transaction holds items,
     and then consecutive rounds share an item, keyed by the first of them.
     """
-    records = sorted(rounds.records, key=lambda r: int(r["round"]))
+    records = sorted(rounds.records, key=_record_key)
     size = -(-len(records) // max(1, slots))
     items: list[dict[str, Any]] = []
     for start in range(0, len(records), size):
         group = records[start : start + size]
-        first, last = int(group[0]["round"]), int(group[-1]["round"])
+        (first, attempt), last = _record_key(group[0]), int(group[-1]["round"])
         name, value = encode_json("records", group)
+        # A round dealt again after a resignation: its later attempts get keys of their own.
+        sk = f"ROUND#{first:05d}" + (f"#{attempt}" if attempt else "")
         item: Item = {
-            **key(f"ROOM#{room_id}", f"ROUND#{first:05d}"),
+            **key(f"ROOM#{room_id}", sk),
             "first": n(first),
             "last": n(last),
             name: value,
@@ -170,11 +177,11 @@ class DynamoRecords(Table):
     and the RoomStore's ``list_rounds``)."""
 
     def list_rounds(self, room_id: str) -> list[JsonDict]:
-        """The room's round records in round order (one Query, paged)."""
-        found: dict[int, JsonDict] = {}
+        """The room's round records in round order, then attempt (one Query, paged)."""
+        found: dict[tuple[int, int], JsonDict] = {}
         for item in self._iter_query(f"ROOM#{room_id}", "ROUND#", None):
             for record in decode_json("records", item):
-                found.setdefault(int(record["round"]), record)
+                found.setdefault(_record_key(record), record)
         return [found[r] for r in sorted(found)]
 
     def get_ratings(self, user_ids: list[str]) -> dict[str, float]:

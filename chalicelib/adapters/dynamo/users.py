@@ -2,7 +2,7 @@
 
 | item       | pk                   | sk               | main attributes                        |
 |------------|----------------------|------------------|----------------------------------------|
-| user       | USER#<user_id>       | PROFILE          | name, guest, username, password_hash, continue_mode, created_at, expires_at (guests) |
+| user       | USER#<user_id>       | PROFILE          | name, guest, username, password_hash, continue_mode, language, created_at, expires_at (guests) |
 | username   | USERNAME#<lowercase> | USERNAME         | user_id                                |
 | invitation | USER#<user_id>       | INVITE#<room_id> | room_id, host_name, at, expires_at     |
 
@@ -115,6 +115,10 @@ class DynamoUsers(Table):
         """Store the user's continue mode; raise UnknownUser."""
         self._update_profile(user_id, "continue_mode", continue_mode)
 
+    def set_language(self, user_id: str, language: str) -> None:
+        """Store the user's interface language; raise UnknownUser."""
+        self._update_profile(user_id, "language", language)
+
     def set_password_hash(self, user_id: str, password_hash: str) -> None:
         """Replace a user's password hash; raise UnknownUser."""
         self._update_profile(user_id, "password_hash", password_hash)
@@ -156,4 +160,5 @@ def _user_from_item(item: Item) -> UserRecord:
         continue_mode=item.get("continue_mode", {}).get("S", "auto"),
         created_at_ms=int(item.get("created_at", {}).get("N", "0")),
         expires_at_s=int(item["expires_at"]["N"]) if "expires_at" in item else None,
+        language=item["language"]["S"] if "language" in item else None,
     )

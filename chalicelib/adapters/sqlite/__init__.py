@@ -10,6 +10,7 @@ of its rows in its docstring (see docs/STORAGE.md):
 - ``chat``: chat messages;
 - ``limits``: rate-limit windows;
 - ``connections``: WebSocket connections, subscriptions and tickets;
+- ``notifications``: each user's seats ("my games"), push subscriptions and devices;
 - ``quickplay``: quick play's tickets, a match claimed in one transaction;
 - ``_base``: what they share (the connections per thread, the read and write transactions,
   the writers' lock, the live-row filter ``LIVE``, ``sweep``, faults as ``Unavailable``);
@@ -41,6 +42,7 @@ from chalicelib.adapters.sqlite._schema import (
 from chalicelib.adapters.sqlite.chat import SqliteChat
 from chalicelib.adapters.sqlite.connections import SqliteConnections
 from chalicelib.adapters.sqlite.limits import SqliteLimits
+from chalicelib.adapters.sqlite.notifications import SqliteNotifications
 from chalicelib.adapters.sqlite.quickplay import SqliteQuickplay
 from chalicelib.adapters.sqlite.records import SqliteRecords
 from chalicelib.adapters.sqlite.rooms import SqliteRooms
@@ -55,6 +57,7 @@ class SqliteStore(
     SqliteChat,
     SqliteLimits,
     SqliteConnections,
+    SqliteNotifications,
 ):
     """The Store port on one SQLite file (or a private in-memory database).
 

@@ -115,8 +115,9 @@ class _WriterLock:
     A writer waits at most ``timeout`` seconds (the busy timeout) for both, then fails as a
     busy SQLite would (503 with Retry-After): a writer stuck elsewhere (a stopped process
     holding the lock) must not hold every other write forever. The file lock is first tried
-    without waiting; when another process holds it, it is tried again every few
-    milliseconds (``flock`` itself has no timeout).
+    without waiting; when another process holds it, it is tried again every millisecond at
+    most (``flock`` itself has no timeout), so a freed lock is taken about as soon as the
+    kernel's queue would have granted it.
     """
 
     def __init__(self, lock_path: str | None, timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
@@ -149,7 +150,7 @@ class _WriterLock:
                 raise
 
     def _lock_file(self, deadline: float) -> None:
-        pause = 0.0005
+        pause = 0.0002
         while True:
             try:
                 self._flock(self._fd, self._exclusive)
@@ -160,7 +161,7 @@ class _WriterLock:
                         "database is locked (another process held it too long)"
                     ) from None
                 time.sleep(pause)
-                pause = min(pause * 2, 0.004)
+                pause = min(pause * 2, 0.001)
 
     def __exit__(self, *exc: object) -> None:
         try:

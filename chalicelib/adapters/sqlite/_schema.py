@@ -144,6 +144,48 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX quickplay_waiting ON quickplay_tickets (status, rules, since)",
         "CREATE INDEX quickplay_by_expiry ON quickplay_tickets (expires_at)",
     ),
+    # 6: seats ("my games"), Web Push subscriptions and mobile devices (issue 27).
+    (
+        """CREATE TABLE seats (
+        user_id TEXT NOT NULL,
+        room_id TEXT NOT NULL,
+        PRIMARY KEY (user_id, room_id)
+    ) WITHOUT ROWID""",
+        """CREATE TABLE push_subscriptions (
+        endpoint TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        p256dh TEXT NOT NULL,
+        auth TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+        "CREATE INDEX push_subscriptions_by_user ON push_subscriptions (user_id, created_at)",
+        """CREATE TABLE devices (
+        token TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        platform TEXT NOT NULL,
+        endpoint_arn TEXT,
+        created_at INTEGER NOT NULL
+    )""",
+        "CREATE INDEX devices_by_user ON devices (user_id, created_at)",
+    ),
+    # 7: a round a resignation abandoned keeps its own record, keyed by round and attempt;
+    # the remembered interface language (issue 28).
+    (
+        """CREATE TABLE rounds_v6 (
+            room_id TEXT NOT NULL,
+            round INTEGER NOT NULL,
+            attempt INTEGER NOT NULL DEFAULT 0,
+            record TEXT NOT NULL,
+            expires_at INTEGER,
+            PRIMARY KEY (room_id, round, attempt)
+        ) WITHOUT ROWID""",
+        "INSERT INTO rounds_v6 (room_id, round, attempt, record, expires_at)"
+        " SELECT room_id, round, 0, record, expires_at FROM rounds",
+        "DROP TABLE rounds",
+        "ALTER TABLE rounds_v6 RENAME TO rounds",
+        "CREATE INDEX rounds_by_expiry ON rounds (expires_at) WHERE expires_at IS NOT NULL",
+        "ALTER TABLE users ADD COLUMN language TEXT",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

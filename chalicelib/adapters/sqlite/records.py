@@ -5,7 +5,7 @@
 | ``games`` | ``game_key`` | ``changes`` (JSON ``{user_id: delta}``), ``record`` (JSON) |
 | ``rated_games`` | ``user_id``, ``sort_key`` (finished-at ms, 15 digits, ``#`` game key) | ``row`` (JSON) |
 | ``users`` (shared with ``users``) | ``user_id`` | ``rating`` (decimal text, NULL = 1500), ``games``, ``finishes`` (JSON), ``listed`` |
-| ``rounds`` | ``room_id``, ``round`` | ``record`` (JSON), ``expires_at`` |
+| ``rounds`` | ``room_id``, ``round``, ``attempt`` | ``record`` (JSON), ``expires_at`` |
 
 A finished game's ratings, outcomes and round records are written inside the room's write
 (``rooms.save_room``) by the functions here that take the open transaction (``db``).
@@ -77,13 +77,17 @@ def add_outcomes(db: sqlite3.Connection, ratings: RatingsWrite) -> None:
 
 
 def add_rounds(
-    db: sqlite3.Connection, room_id: str, records: list[tuple[int, str]], expires_at_s: int | None
+    db: sqlite3.Connection,
+    room_id: str,
+    records: list[tuple[int, int, str]],
+    expires_at_s: int | None,
 ) -> None:
-    """Store each ``(round, record JSON)`` whose round has no record yet (put-if-absent)."""
-    for number, text in records:
+    """Store each ``(round, attempt, record JSON)`` without a record yet (put-if-absent)."""
+    for number, attempt, text in records:
         db.execute(
-            "INSERT OR IGNORE INTO rounds (room_id, round, record, expires_at) VALUES (?, ?, ?, ?)",
-            (room_id, number, text, expires_at_s),
+            "INSERT OR IGNORE INTO rounds (room_id, round, attempt, record, expires_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (room_id, number, attempt, text, expires_at_s),
         )
 
 
@@ -91,10 +95,10 @@ class SqliteRecords(Database):
     """Ratings, rated games and the leaderboard (``UserStore``), round records."""
 
     def list_rounds(self, room_id: str) -> list[JsonDict]:
-        """The room's round records in round order (empty when none)."""
+        """The room's round records in round order, then attempt (empty when none)."""
         with self._read() as db:
             rows = db.execute(
-                f"SELECT record FROM rounds WHERE room_id = ? AND {LIVE} ORDER BY round",
+                f"SELECT record FROM rounds WHERE room_id = ? AND {LIVE} ORDER BY round, attempt",
                 (room_id, self._now_s()),
             ).fetchall()
         return [json.loads(r[0]) for r in rows]

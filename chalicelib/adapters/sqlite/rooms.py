@@ -71,14 +71,18 @@ class SqliteRooms(Database):
 
         With ``ratings``, the deltas, the outcomes and the game record go in the same
         transaction (once per game key; only the room is written when the record exists).
-        With ``rounds``, each round number without a record gets its record in the same
+        With ``rounds``, each round (and attempt) without a record gets its record in the same
         transaction (put-if-absent: a replayed record changes nothing).
         """
         if ratings is not None and len(ratings.changes) > MAX_RATING_CHANGES:
             raise TooManyRatingChanges(f"{len(ratings.changes)} rating changes in one game")
         state_text, summary_text = compact(state), compact(summary)
         status = str(summary.get("status", ""))
-        records = [] if rounds is None else [(int(r["round"]), compact(r)) for r in rounds.records]
+        records = (
+            []
+            if rounds is None
+            else [(int(r["round"]), int(r.get("attempt", 0)), compact(r)) for r in rounds.records]
+        )
         rounds_expire = None if rounds is None else rounds.expires_at_s
         with self._write() as db:
             stored_status = self._check_version(db, room_id, expected_version)

@@ -2,7 +2,7 @@
 
 | table | key | columns |
 |---|---|---|
-| ``users`` | ``user_id`` (``username_key``, the lowercased username, is unique) | ``name``, ``guest``, ``username``, ``password_hash``, ``continue_mode``, ``created_at`` (ms), ``expires_at`` (guests); the rating columns belong to ``records`` |
+| ``users`` | ``user_id`` (``username_key``, the lowercased username, is unique) | ``name``, ``guest``, ``username``, ``password_hash``, ``continue_mode``, ``language``, ``created_at`` (ms), ``expires_at`` (guests); the rating columns belong to ``records`` |
 | ``invitations`` | ``user_id``, ``room_id`` | ``host_name``, ``at`` (ms), ``expires_at`` |
 """
 
@@ -15,7 +15,7 @@ from chalicelib.adapters.sqlite._base import LIVE, Database
 from chalicelib.ports import JsonDict, UnknownUser, UserExists, UsernameTaken, UserRecord
 
 _USER_COLUMNS = (
-    "user_id, name, guest, username, password_hash, continue_mode, created_at, expires_at"
+    "user_id, name, guest, username, password_hash, continue_mode, created_at, expires_at, language"
 )
 
 
@@ -88,6 +88,10 @@ class SqliteUsers(Database):
         """Store the user's continue mode; raise UnknownUser."""
         self._update_user(user_id, "continue_mode", continue_mode)
 
+    def set_language(self, user_id: str, language: str) -> None:
+        """Store the user's interface language; raise UnknownUser."""
+        self._update_user(user_id, "language", language)
+
     def set_password_hash(self, user_id: str, password_hash: str) -> None:
         """Replace a user's password hash; raise UnknownUser."""
         self._update_user(user_id, "password_hash", password_hash)
@@ -123,7 +127,7 @@ class SqliteUsers(Database):
 
 
 def _user(row: tuple[Any, ...]) -> UserRecord:
-    uid, name, guest, username, password_hash, continue_mode, created_at, expires_at = row
+    uid, name, guest, username, password_hash, continue_mode, created_at, expires_at, lang = row
     return UserRecord(
         id=uid,
         name=name,
@@ -133,4 +137,5 @@ def _user(row: tuple[Any, ...]) -> UserRecord:
         continue_mode=continue_mode or "auto",
         created_at_ms=int(created_at or 0),
         expires_at_s=None if expires_at is None else int(expires_at),
+        language=lang,
     )
