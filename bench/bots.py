@@ -244,6 +244,25 @@ def describe(row: Row) -> str:
     return f"{count} {name.removeprefix('starting_')}"
 
 
+def exploitability_table(args: argparse.Namespace) -> None:
+    """``--exploitability``: the table of docs/BOTS.md, "Exploitability"."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import exploitability as ex
+
+    columns = ex.COLUMNS
+    if args.endgames:
+        columns = [c for c in columns if ex.column_name(*c) in args.endgames]
+    started = time.perf_counter()
+    ex.run(
+        ["strong", "medium", "easy"],
+        columns,
+        args.solved,
+        ["always-bluff", "always-call"],
+        args.seed,
+    )
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
 def main() -> None:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(
@@ -278,7 +297,29 @@ def main() -> None:
         "--systems-players", type=int, nargs="+", default=[2, 4], choices=[2, 4], help="systems"
     )
     parser.add_argument("--timing-samples", type=int, default=1000, help="per system; 0: skip")
+    parser.add_argument(
+        "--exploitability",
+        action="store_true",
+        help="instead of the suites: each level's exploitability in heads-up endgames "
+        "(bench/exploitability.py; needs numpy)",
+    )
+    parser.add_argument(
+        "--solved",
+        type=Path,
+        default=None,
+        help="tools.solver.run's output directory: adds the unquantised CFR+ row and reuses "
+        "its game values (else the values are solved here)",
+    )
+    parser.add_argument(
+        "--endgames",
+        nargs="+",
+        default=None,
+        help="columns to compute, e.g. '1v1 10 %%' 'Perudo 2v1' (default: all)",
+    )
     args = parser.parse_args()
+    if args.exploitability:
+        exploitability_table(args)
+        return
 
     rows = rows_for(args)
     started = time.perf_counter()

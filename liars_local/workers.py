@@ -22,6 +22,9 @@ With N workers:
   dies while serving is started again with the same index (its WebSockets died with it;
   pushes meant for them are cleaned up, see the channel); one that dies before it was ready
   stops the whole server with exit code 1, since it would only die again.
+
+Why it is over 600 lines: the supervisor and the worker processes it starts, pings and
+replaces are one protocol (the shared socket, the ping pipe, the stop); just over the line.
 """
 
 from __future__ import annotations

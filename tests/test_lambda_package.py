@@ -50,6 +50,14 @@ def test_the_lambda_package_holds_the_app_and_its_library(lambda_zip: list[str])
     assert {"app.py", "chalicelib/service/core.py", "chalicelib/engine/__init__.py"} <= names
 
 
+def test_the_lambda_package_holds_the_bots_endgame_tables(lambda_zip: list[str]) -> None:
+    # the strong bot's heads-up endgame tables are package data read at play time
+    tables = {n for n in lambda_zip if n.startswith("chalicelib/engine/endgames/")}
+    assert "chalicelib/engine/endgames/classic-2v1-w10.bin" in tables
+    assert "chalicelib/engine/endgames/perudo-1v2.bin" in tables
+    assert not any(n.startswith("tools/") for n in lambda_zip)
+
+
 def test_the_lambda_package_holds_no_web_client_files(lambda_zip: list[str]) -> None:
     web = [name for name in lambda_zip if name.lower().endswith(WEB_SUFFIXES)]
     assert web == []

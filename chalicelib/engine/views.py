@@ -2,8 +2,8 @@
 
 Everything a client, a bot, a log line or an error body receives about a room is built here
 from (room, viewer). A player sees their own current dice; everyone else sees dice counts.
-During bidding nobody sees the current round's earlier bids: only the current bid and who
-made it. Revealed hands appear only in reveals of completed rounds.
+During bidding no person sees the current round's earlier bids: only the current bid and who
+made it (a bot's view adds them: ``bot_view``). Revealed hands appear only in reveals of completed rounds.
 """
 
 from __future__ import annotations
@@ -216,8 +216,19 @@ def _results_view(room: Room) -> dict[str, Any] | None:
 
 
 def bot_view(room: Room, player_id: str) -> dict[str, Any]:
-    """Exactly a player's view of the bot's own seat: what a bot decides from."""
-    return room_view(room, player_id=player_id)
+    """A player's view of the bot's own seat, plus the round's bids so far: what a bot decides from.
+
+    ``game.round_bids`` lists the current round's announced moves in order (``bid_view`` of
+    each: ``player_id``, ``quantity``, ``face`` and the system's extras). Every one was
+    announced at the table, so a bot may remember them as a person at the table would; no
+    view or push for people lists them (docs/BOTS.md, "What a bot knows").
+    """
+    view = room_view(room, player_id=player_id)
+    game = room.game
+    if view["game"] is not None and game is not None:
+        rules = rule_system(room.settings.rules)
+        view["game"]["round_bids"] = [rules.bid_view(b) for b in game.round_bids]
+    return view
 
 
 def events_for(

@@ -3,7 +3,8 @@
 ``decide(view, level, memory, roller)`` sees exactly what a player in that seat sees: its own
 dice, every player's dice count, the current bid and who made it, the settings and completed
 reveals (through ``memory``, the opponent model that ``observe`` builds from public reveals).
-The current round's earlier bids are hidden from bots as from everyone. docs/BOTS.md explains
+The round's bids so far (``game.round_bids``, announced at the table) locate heads-up
+endgames in the solved tables (``endgames``), which strong and medium play there. docs/BOTS.md explains
 how each level plays; the levels are:
 
 - ``strong`` (default): weighs every option by what it costs in dice. Calling Liar! costs the
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from ... import endgames
 from ...bot_model import (
     CALL_BINS,
     DEFAULT_CALL_RATE,
@@ -445,8 +447,8 @@ def _weigh(
     The best raise (first of the cheapest, in candidate order) weighs ``MIX_BEST``; every other
     raise within ``MIX_MARGIN`` of it weighs less the more it costs (a softmax on the cost gap),
     and the cheapest raise on a face we hold none of is added as a cheap bluff when its gap is
-    within ``BLUFF_MARGIN`` and we have more than one die left (a lost bluff on the last die is
-    the game). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
+    within ``BLUFF_MARGIN`` and we have more than one die left or play heads-up (a lost bluff on
+    the last die is the game, but heads-up never bluffing with one die gives the die away). Returned as (weight, quantity, face), the best first, so a draw of 0 plays it.
     ``best`` is ``_best(scored)`` when the caller has it already.
     """
     if best is None:
@@ -467,7 +469,9 @@ def _weigh(
                 continue
         if mine[f] == 0 and (bluff is None or cost < bluff[0]):
             bluff = (cost, q, f)
-    if bluff is not None and len(seat.own) > 1 and mine[bf] > 0:
+    # On the last die a lost bluff is the game, so it bluffs there only heads-up, where the
+    # game is zero-sum and a bid that always names its one die reads its hand (docs/BOTS.md).
+    if bluff is not None and (len(seat.own) > 1 or seat.players == 2) and mine[bf] > 0:
         gap = bluff[0] - low
         if gap <= BLUFF_MARGIN:
             w = round(BLUFF_WEIGHT * math.exp(-gap / BLUFF_TEMPERATURE))
@@ -553,11 +557,33 @@ _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
 }
 
 
+def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
+    """In a solved heads-up endgame, strong plays the equilibrium table and medium a coarse copy.
+
+    The table ignores the opponent model, so what was learned cannot be steered there
+    (``endgames``; docs/BOTS.md, "Endgame tables").
+    """
+    if level not in ("strong", "medium"):
+        return None
+    wild = int(view["settings"]["wildcard_chance"])
+    found = endgames.policy(view, f"classic-{{}}v{{}}-w{wild}")
+    if found is None:
+        return None
+    spot, weights = found
+    if level == "medium":
+        weights = endgames.coarse(weights)
+    turn = view["game"].get("turn") or {}
+    return endgames.action(spot, endgames.draw(weights, roller), int(turn.get("number", 0)))
+
+
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
-    seat = read_view(view)
     # The wildcard chance is public; observe() needs it to judge past decisions.
     memory["w"] = int(view["settings"]["wildcard_chance"])
+    table = endgame(view, level, roller)
+    if table is not None:
+        return table
+    seat = read_view(view)
     if level == "easy":
         return easy(seat, roller)
     if level == "medium":

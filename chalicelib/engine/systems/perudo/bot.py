@@ -2,7 +2,9 @@
 
 ``decide(view, level, memory, roller)`` reads exactly what a player in that seat sees: its own
 dice, every player's dice count, the current bid and who made it, whether the round is
-palifico, the settings; and ``memory``, what ``observe`` learned from public reveals.
+palifico, the settings, the round's bids so far; and ``memory``, what ``observe`` learned from
+public reveals. In heads-up endgames (1 or 2 dice each, not 2v2) strong plays the solved table
+and medium its coarse copy (``endgames``; the table reads no memory).
 
 - ``strong`` (default) prices every option in dice:
   - *aces-wild odds*: an unseen die counts toward a face with chance 1/3 (the face or an ace),
@@ -39,6 +41,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from ... import endgames
 from ...dice import Roller
 from ...state import Bid as RoundBid
 from ...state import Reveal
@@ -527,8 +530,31 @@ def naive(seat: Seat) -> Action:
     return _bid(seat, quantity, best)
 
 
+def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
+    """In a solved heads-up endgame, strong plays the equilibrium table and medium a coarse copy.
+
+    The table ignores the opponent model, so what was learned cannot be steered there
+    (``endgames``; docs/BOTS.md, "Endgame tables").
+    """
+    if level not in ("strong", "medium"):
+        return None
+    if ((view.get("game") or {}).get("table") or {}).get("palifico"):
+        return None  # the tables are heads-up rounds, which are never palifico
+    found = endgames.policy(view, "perudo-{}v{}")
+    if found is None:
+        return None
+    spot, weights = found
+    if level == "medium":
+        weights = endgames.coarse(weights)
+    turn = view["game"].get("turn") or {}
+    return endgames.action(spot, endgames.draw(weights, roller), int(turn.get("number", 0)))
+
+
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
     """Choose a legal action for the seat the view belongs to."""
+    table = endgame(view, level, roller)
+    if table is not None:
+        return table
     seat = read_view(view)
     if level == "easy":
         return easy(seat, roller)

@@ -24,6 +24,10 @@ the cup. Levels (docs/BOTS.md):
 Bench-only baselines: ``random`` (uniformly random choices at every stage) and ``naive``
 (believes a claim when a fresh roll of the hidden dice makes it at least half the time,
 rerolls unmatched dice, claims its hand or the lowest better hand).
+
+Why it is over 600 lines: the three levels share the odds of a cup (what a reroll of k
+hidden dice makes, how likely a claimed hand is) and the reading of announced rerolls;
+split by level, each would import the others' private helpers.
 """
 
 from __future__ import annotations
