@@ -781,3 +781,9 @@ def room_timer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def games_gauge(event: Any) -> None:
     """Every five minutes: how many games are being played (the GamesRunning metric)."""
     _observability().games_running(_service().store)
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="room_sweeper")
+def room_sweeper(event: Any) -> None:
+    """Every minute: wake the rooms whose deadline passed over a minute ago (lost wake-ups)."""
+    _realtime().sweep()

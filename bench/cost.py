@@ -15,7 +15,8 @@ Counted per game (sign-in is not: tokens last a week and serve many games):
 - DynamoDB read and write units from item sizes by DynamoDB's rules: a read unit per started
   4 KB (half for an eventually consistent read or query, a query's items summed first), a
   write unit per started 1 KB of the larger of the item before and after, twice that inside a
-  transaction, plus the index entry's write when a projected attribute changes; the
+  transaction, plus each index entry's write when a projected attribute changes (the lobby
+  index, and the deadline index whose entry comes, moves and goes with the deadline); the
   subscriber queries of the push fan-out are counted apart;
 - Scheduler invocations (a wake-up whose deadline passes with no client there to tick);
 - bytes out (REST answers and pushes) and log bytes.
@@ -73,13 +74,21 @@ MARK_END = "<!-- cost-table:end -->"
 
 INDEX_KEYS = ("gsi1pk", "gsi1sk")
 INDEX_PROJECTED = ("pk", "sk", "gsi1pk", "gsi1sk", "room_id", "summary")
+DEADLINE_KEYS = ("dlpk", "dlsk")
+DEADLINE_PROJECTED = ("pk", "sk", "dlpk", "dlsk")  # gsi3 is KEYS_ONLY
+ROOM_INDEXES = ((INDEX_KEYS, INDEX_PROJECTED), (DEADLINE_KEYS, DEADLINE_PROJECTED))
+"""The indexes a room write may touch: the lobby (gsi1) and the pending deadlines (gsi3)."""
 
 
-def index_entry(item: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The item's entry in the lobby index ``gsi1`` (None when it is not indexed)."""
-    if not item or any(k not in item for k in INDEX_KEYS):
+def index_entry(
+    item: dict[str, Any] | None,
+    keys: tuple[str, ...] = INDEX_KEYS,
+    projected: tuple[str, ...] = INDEX_PROJECTED,
+) -> dict[str, Any] | None:
+    """The item's entry in an index (the lobby's ``gsi1`` by default; None when not indexed)."""
+    if not item or any(k not in item for k in keys):
         return None
-    return {k: item[k] for k in INDEX_PROJECTED if k in item}
+    return {k: item[k] for k in projected if k in item}
 
 
 def write_units(before: dict[str, Any] | None, after: dict[str, Any] | None) -> int:
@@ -88,15 +97,18 @@ def write_units(before: dict[str, Any] | None, after: dict[str, Any] | None) -> 
 
 
 def index_write_units(before: dict[str, Any] | None, after: dict[str, Any] | None) -> int:
-    """Write units the index spends on one table write (0 when its entry is unchanged)."""
-    old, new = index_entry(before), index_entry(after)
-    if old == new:
-        return 0
-    if old is None or new is None:
-        return write_units(old, new)
-    if all(old[k] == new[k] for k in INDEX_KEYS):
-        return write_units(old, new)
-    return write_units(old, None) + write_units(None, new)  # moved: delete + put
+    """Write units the indexes spend on one table write (0 for an index whose entry is
+    unchanged; a sparse index's entry appears, moves or goes with the attributes)."""
+    total = 0
+    for keys, projected in ROOM_INDEXES:
+        old, new = index_entry(before, keys, projected), index_entry(after, keys, projected)
+        if old == new:
+            continue
+        if old is None or new is None or all(old[k] == new[k] for k in keys):
+            total += write_units(old, new)  # put, delete, or an update in place
+        else:
+            total += write_units(old, None) + write_units(None, new)  # moved: delete + put
+    return total
 
 
 def read_units(size: int, consistent: bool) -> float:

@@ -347,6 +347,12 @@ def games_running(store: Store) -> int:
     return running
 
 
+def overdue_rooms(found: int) -> None:
+    """The sweeper's count of rooms whose deadline passed over a minute ago (``OverdueRooms``):
+    each is a wake-up that was lost; zero is written too, so the alarm sees data."""
+    gauge("OverdueRooms", found)
+
+
 class ObservedNotifier:
     """A Notifier that counts pushes delivered, to gone connections, and failed."""
 

@@ -291,14 +291,17 @@ class RoomStore(Protocol):
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
         rounds: RoundsWrite | None = None,
+        deadline_ms: int | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
         With ``ratings``, the same atomic write also applies the deltas and stores the game
         record, once per ``game_key``: if that record exists, only the room is written. With
         ``rounds``, the same atomic write stores each round record whose round (and attempt) has no
-        record yet (a replayed record changes nothing). Raises VersionConflict (nothing
-        written), UnknownUser or TooManyRatingChanges.
+        record yet (a replayed record changes nothing). ``deadline_ms``: the room's next
+        deadline (None when none is pending), kept in the same write so ``overdue_rooms``
+        finds a room whose wake-up was lost. Raises VersionConflict (nothing written),
+        UnknownUser or TooManyRatingChanges.
         """
         ...
 
@@ -326,6 +329,16 @@ class RoomStore(Protocol):
 
     def list_rooms(self, status: str, limit: int = 50) -> list[JsonDict]:
         """Lobby summaries of rooms with ``status``, newest first, each with its ``id``."""
+        ...
+
+    def overdue_rooms(
+        self, before_ms: int, limit: int = 100, *, after_ms: int | None = None
+    ) -> list[str]:
+        """Ids of rooms whose pending deadline (``save_room``'s ``deadline_ms``) is in
+        ``[after_ms, before_ms]``, earliest first, at most ``limit``; ``after_ms`` defaults to
+        ``before_ms - OVERDUE_WINDOW_MS``. The sweeper's backstop for lost wake-ups: the
+        answer may lag a write by a moment (an index), and waking a listed room is harmless.
+        """
         ...
 
     def open_rooms(self, user_id: str) -> list[str]:
@@ -681,6 +694,7 @@ class QueueStore(Protocol):
         *,
         new: QueueTicket | None = None,
         now_ms: int = 0,
+        deadline_ms: int | None = None,
     ) -> None:
         """In ONE atomic write: mark each ticket matched to ``room_id`` (only if it is still
         waiting with its id) and create the room at version 1.

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from chalicelib import effects, jsonbody, wire, wiring
+from chalicelib import effects, jsonbody, observability, wire, wiring
 from chalicelib.errors import ApiError, body, retry_after, to_response
 from chalicelib.retry import with_backoff
 from chalicelib.service import Deps, Service, limits, source_key
@@ -257,3 +257,36 @@ def on_timer(room_id: Any, version: Any = None, *, deps: Deps | None = None) -> 
         # it now, and if Scheduler still refuses, fail so Lambda retries this delivery.
         effects.ensure_wake_up(done.room, done.version, deps=d)
     return {"room_id": room_id, "scheduled_version": version, "version": done.version}
+
+
+SWEEP_GRACE_MS = 60_000
+"""The sweeper wakes rooms whose deadline passed more than this long ago: a wake-up that is
+merely late (Scheduler's usual delivery) is left to the timer."""
+
+SWEEP_LIMIT = 200
+"""Rooms one sweep wakes at most (the rest are found by the next one, a minute later)."""
+
+
+def sweep(*, deps: Deps | None = None) -> JsonDict:
+    """The backstop of lost wake-ups: wake every room whose deadline passed over a minute ago.
+
+    A room whose Scheduler wake-up could not be made (every try failed) and that no client
+    touches would otherwise wait forever. Each room found goes through ``on_timer``, the very
+    path of a wake-up: a room woken twice, or already moved on, changes nothing.
+    """
+    d = deps or current_deps()
+    now = d.clock.now_ms()
+    overdue = d.store.overdue_rooms(now - SWEEP_GRACE_MS, SWEEP_LIMIT)
+    observability.overdue_rooms(len(overdue))
+    woken, failed = [], []
+    for room_id in overdue:
+        log.warning("room %s: its deadline passed over a minute ago; waking it", room_id)
+        try:
+            on_timer(room_id, None, deps=d)
+        except Exception:
+            # One room's fault must not stop the others; the next sweep finds it again.
+            log.exception("the sweeper could not wake room %s", room_id)
+            failed.append(room_id)
+        else:
+            woken.append(room_id)
+    return {"overdue": len(overdue), "woken": woken, "failed": failed}

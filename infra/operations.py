@@ -43,8 +43,9 @@ DEFAULT_CONCURRENCY: dict[str, int] = {
     "ws_disconnect": 5,
     "room_timer": 10,
     "games_gauge": 1,
+    "room_sweeper": 1,
 }
-"""Reserved concurrency per function (51 in all): small on purpose, see docs/OPERATIONS.md."""
+"""Reserved concurrency per function (52 in all): small on purpose, see docs/OPERATIONS.md."""
 
 REST_ACCESS_LOG = {
     "requestId": "$context.requestId",
@@ -267,6 +268,18 @@ def add_operations(
             period=five_minutes,
         ),
         "DynamoDB throttled reads or writes of the rooms table.",
+    )
+    alarm(
+        "OverdueRooms",
+        cloudwatch.Metric(
+            namespace=namespace,
+            metric_name="OverdueRooms",
+            dimensions_map={"service": SERVICE},
+            statistic="Maximum",
+            period=five_minutes,
+        ),
+        "The sweeper found rooms whose deadline passed over a minute ago: their Scheduler "
+        "wake-ups were lost (it woke them).",
     )
 
     _dashboard(scope, prefix, namespace, rest_name, rest_stage, functions)

@@ -64,3 +64,10 @@ MAX_RATING_CHANGES = 98
 that a finished game's write (the room, the game record and one change per player) fits one
 DynamoDB transaction; SQLite could hold more but refuses the same games, so a game behaves
 alike on a laptop and on AWS."""
+
+OVERDUE_WINDOW_MS = 30 * 60 * 1000
+"""How far back ``overdue_rooms`` looks by default: the sweeper wakes, every minute, rooms
+whose deadline passed more than a minute but less than this long ago (docs/REALTIME.md)."""
+
+DUE_SHARDS = 4
+"""DynamoDB's deadline index spreads each minute's rooms over this many partitions."""

@@ -279,6 +279,9 @@ class Service:
     ) -> int:
         """The conditional room write, carrying the ratings of a game it finishes and the
         records of the rounds it completes."""
+        # The next deadline rides in the same write, so the sweeper can find the room if its
+        # wake-up is lost (docs/REALTIME.md).
+        deadline = game_flow.next_deadline(room)
         try:
             return self.store.save_room(
                 room.id,
@@ -288,12 +291,19 @@ class Service:
                 expires_at_s=expires,
                 ratings=ratings,
                 rounds=rounds,
+                deadline_ms=deadline,
             )
         except (UnknownUser, TooManyRatingChanges):
             # Ratings that cannot be applied must not stop the game from finishing.
             log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
         return self.store.save_room(
-            room.id, room.to_dict(), summary(room), version, expires_at_s=expires, rounds=rounds
+            room.id,
+            room.to_dict(),
+            summary(room),
+            version,
+            expires_at_s=expires,
+            rounds=rounds,
+            deadline_ms=deadline,
         )
 
     def within_cap(self, owner_id: str, create: Callable[[], T]) -> T:

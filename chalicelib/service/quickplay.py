@@ -352,6 +352,7 @@ class Quickplay:
                 matched_ttl,
                 new=new,
                 now_ms=now,
+                deadline_ms=game_flow.next_deadline(room),
             )
         except RoomExists:  # a random id taken: a bug or a one-in-2^64 draw; lost like a race
             raise MatchLost(f"room id {room.id} taken") from None

@@ -135,8 +135,9 @@ def test_table_has_ttl_and_lobby_index_without_state(dynamo: DynamoStore) -> Non
     ttl = dynamo.client.describe_time_to_live(TableName="liars-test")
     assert ttl["TimeToLiveDescription"]["AttributeName"] == "expires_at"
     table = dynamo.client.describe_table(TableName="liars-test")["Table"]
-    index, board = table["GlobalSecondaryIndexes"]
+    index, board, due = table["GlobalSecondaryIndexes"]
     assert index["IndexName"] == "gsi1" and board["IndexName"] == "gsi2"
+    assert due["IndexName"] == "gsi3" and due["Projection"] == {"ProjectionType": "KEYS_ONLY"}
     assert index["Projection"] == {
         "ProjectionType": "INCLUDE",
         "NonKeyAttributes": ["room_id", "summary"],

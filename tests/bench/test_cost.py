@@ -48,6 +48,16 @@ def test_the_index_is_written_only_when_its_entry_changes() -> None:
     assert cost.index_write_units(None, room) == 1
 
 
+def test_the_sparse_deadline_index_costs_writes_only_when_the_deadline_moves() -> None:
+    room = {**_item(600), "dlpk": {"S": "DUE#100#1"}, "dlsk": {"N": "6000010"}}
+    assert cost.index_write_units(room, {**room, "d": {"S": "other"}}) == 0
+    # The deadline is the entry's key: a new one deletes the old entry and puts the new.
+    assert cost.index_write_units(room, {**room, "dlsk": {"N": "6000020"}}) == 2
+    assert cost.index_write_units(room, {**room, "dlpk": {"S": "DUE#101#1"}}) == 2
+    without = {k: v for k, v in room.items() if k not in ("dlpk", "dlsk")}
+    assert cost.index_write_units(room, without) == 1  # the entry goes with the deadline
+
+
 @pytest.fixture(scope="module")
 def tiny() -> cost.ShapeResult:
     shape = cost.Shape("2 players: 1 human + 1 bot", humans=1, bots=1, dice=1)

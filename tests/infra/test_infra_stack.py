@@ -176,11 +176,20 @@ def test_table_has_string_keys_ttl_pitr_and_gsi1(dev: Template) -> None:
         {"AttributeName": "sk", "KeyType": "RANGE"},
     ]
     types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
-    assert types == {"pk": "S", "sk": "S", "gsi1pk": "S", "gsi1sk": "S", "lbpk": "S", "rating": "N"}
+    assert types == {
+        "pk": "S",
+        "sk": "S",
+        "gsi1pk": "S",
+        "gsi1sk": "S",
+        "lbpk": "S",
+        "rating": "N",
+        "dlpk": "S",
+        "dlsk": "N",
+    }
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    gsi, board = props["GlobalSecondaryIndexes"]
+    gsi, board, due = props["GlobalSecondaryIndexes"]
     assert gsi["IndexName"] == "gsi1"
     assert gsi["KeySchema"] == [
         {"AttributeName": "gsi1pk", "KeyType": "HASH"},
@@ -191,6 +200,36 @@ def test_table_has_string_keys_ttl_pitr_and_gsi1(dev: Template) -> None:
         {"AttributeName": "lbpk", "KeyType": "HASH"},
         {"AttributeName": "rating", "KeyType": "RANGE"},
     ]
+    # The sweeper's sparse index of pending deadlines (issue 30): keys only, never scanned.
+    assert due["IndexName"] == "gsi3"
+    assert due["KeySchema"] == [
+        {"AttributeName": "dlpk", "KeyType": "HASH"},
+        {"AttributeName": "dlsk", "KeyType": "RANGE"},
+    ]
+    assert due["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+
+
+def test_the_sweeper_runs_every_minute_and_may_query_the_deadline_index(dev: Template) -> None:
+    _, (_, sweeper) = next(
+        (h, f) for h, f in functions_by_handler(dev).items() if h == "app.room_sweeper"
+    )
+    schedules = [
+        e["Properties"]["Schedule"]
+        for e in sweeper["Properties"].get("Events", {}).values()
+        if e["Type"] == "Schedule"
+    ]
+    assert schedules == ["rate(1 minute)"]
+    table_id, _ = only(dev, "AWS::DynamoDB::Table")
+    queries = [
+        st
+        for _, st in statements(dev)
+        if "dynamodb:Query" in as_list(st["Action"])
+        and any("/index/" in render(r) for r in as_list(st["Resource"]))
+    ]
+    assert queries, "no statement allows a Query of the table's indexes"
+    assert all(all(table_id in render(r) for r in as_list(st["Resource"])) for st in queries), (
+        "the index Query is allowed on another table"
+    )
 
 
 class RecordingDynamoClient:

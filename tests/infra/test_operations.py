@@ -206,6 +206,13 @@ def test_alarms_cover_errors_throttles_5xx_dead_letters_and_dynamodb_throttles(
     for dimensions in watched.values():
         assert dimensions == [{"Name": "TableName", "Value": {"Ref": table_id}}]
 
+    # The sweeper's count of rooms whose wake-up was lost (issue 30): any is a page.
+    overdue = found["OverdueRooms"]
+    assert overdue["Namespace"] == f"LiarsLies/{stage}"
+    assert overdue["MetricName"] == "OverdueRooms"
+    assert overdue["Dimensions"] == [{"Name": "service", "Value": "liars-lies"}]
+    assert overdue["Threshold"] == 1
+
 
 def test_the_alarm_topic_has_no_subscriber_without_an_alarm_email(dev: Template) -> None:
     assert resources(dev, "AWS::SNS::Subscription") == {}

@@ -111,9 +111,10 @@ class Table:
                 AttributeDefinitions=[
                     *(
                         {"AttributeName": name, "AttributeType": "S"}
-                        for name in ("pk", "sk", "gsi1pk", "gsi1sk", "lbpk")
+                        for name in ("pk", "sk", "gsi1pk", "gsi1sk", "lbpk", "dlpk")
                     ),
                     {"AttributeName": "rating", "AttributeType": "N"},
+                    {"AttributeName": "dlsk", "AttributeType": "N"},
                 ],
                 KeySchema=[
                     {"AttributeName": "pk", "KeyType": "HASH"},
@@ -142,6 +143,16 @@ class Table:
                             "ProjectionType": "INCLUDE",
                             "NonKeyAttributes": ["user_id", "name", "games"],
                         },
+                    },
+                    {
+                        # Pending deadlines: sparse (only rooms with one carry dlpk), by
+                        # minute and shard; the sweeper's backstop of lost wake-ups.
+                        "IndexName": "gsi3",
+                        "KeySchema": [
+                            {"AttributeName": "dlpk", "KeyType": "HASH"},
+                            {"AttributeName": "dlsk", "KeyType": "RANGE"},
+                        ],
+                        "Projection": {"ProjectionType": "KEYS_ONLY"},
                     },
                 ],
             )

@@ -198,6 +198,7 @@ class DynamoQuickplay(DynamoRooms):
         *,
         new: QueueTicket | None = None,
         now_ms: int = 0,
+        deadline_ms: int | None = None,
     ) -> None:
         """One TransactWriteItems over every ticket taken (and ``new``) and the new room."""
         items: list[dict[str, Any]] = []
@@ -226,7 +227,7 @@ class DynamoQuickplay(DynamoRooms):
                 new, status="matched", room_id=room_id, expires_at_s=matched_expires_at_s
             )
             items.append({"Put": self._user_put(matched, now_ms)})
-        items.append({"Put": self._room_put(room_id, state, summary)})
+        items.append({"Put": self._room_put(room_id, state, summary, deadline_ms)})
         try:
             self._transact(items)
         except Exception as err:

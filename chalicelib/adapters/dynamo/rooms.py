@@ -2,7 +2,7 @@
 
 | item       | pk             | sk        | main attributes                                      |
 |------------|----------------|-----------|------------------------------------------------------|
-| room       | ROOM#<room_id> | ROOM      | state or state_z, version, summary, status, gsi1pk/sk |
+| room       | ROOM#<room_id> | ROOM      | state or state_z, version, summary, status, gsi1pk/sk, dlpk/dlsk (only while a deadline is pending) |
 | open rooms | USER#<user_id> | OPENROOMS | rooms (string set)                                   |
 
 The room's engine state is compact JSON in ``state`` (S), or zlib-compressed JSON in
@@ -33,7 +33,12 @@ from chalicelib.adapters.dynamo._table import (
     s,
 )
 from chalicelib.adapters.dynamo.records import MAX_TRANSACTION_ITEMS, rating_items, round_items
-from chalicelib.adapters.policy import MAX_RATING_CHANGES, lobby_sort_key
+from chalicelib.adapters.policy import (
+    DUE_SHARDS,
+    MAX_RATING_CHANGES,
+    OVERDUE_WINDOW_MS,
+    lobby_sort_key,
+)
 from chalicelib.ports import (
     JsonDict,
     NewRoom,
@@ -104,6 +109,15 @@ def _stored(item: Item | None) -> StoredRoom | None:
     return StoredRoom(state=decode_state(item), version=int(item["version"]["N"]))
 
 
+MINUTE_MS = 60_000
+
+
+def due_bucket(room_id: str, deadline_ms: int) -> str:
+    """The deadline index's partition key: the deadline's minute and the room's shard."""
+    shard = zlib.crc32(room_id.encode()) % DUE_SHARDS
+    return f"DUE#{deadline_ms // MINUTE_MS}#{shard}"
+
+
 def _is_this_write(old: Item | None, update: dict[str, Any], expected_version: int) -> bool:
     """Whether the room item a failed condition returned (``ALL_OLD``) is ``update`` itself:
     the version it writes and the very state and summary it sets."""
@@ -117,11 +131,27 @@ def _is_this_write(old: Item | None, update: dict[str, Any], expected_version: i
 class DynamoRooms(Table):
     """The RoomStore port (but ``list_rounds``, in ``records``) on the table."""
 
-    def _room_item(self, room_id: str, state: JsonDict, summary: JsonDict, version: int) -> Item:
+    def _room_item(
+        self,
+        room_id: str,
+        state: JsonDict,
+        summary: JsonDict,
+        version: int,
+        deadline_ms: int | None = None,
+    ) -> Item:
         status = str(summary.get("status", ""))
         created_at = summary.get("created_at")
         name, value = encode_state(state)
+        due = (
+            {}
+            if deadline_ms is None
+            else {
+                "dlpk": s(due_bucket(room_id, deadline_ms)),
+                "dlsk": n(deadline_ms),
+            }
+        )
         return {
+            **due,
             **key(f"ROOM#{room_id}", "ROOM"),
             "room_id": s(room_id),
             name: value,
@@ -132,11 +162,13 @@ class DynamoRooms(Table):
             "gsi1sk": s(lobby_sort_key(created_at if isinstance(created_at, int) else 0, room_id)),
         }
 
-    def _room_put(self, room_id: str, state: JsonDict, summary: JsonDict) -> dict[str, Any]:
-        """The put of a new room at version 1."""
+    def _room_put(
+        self, room_id: str, state: JsonDict, summary: JsonDict, deadline_ms: int | None = None
+    ) -> dict[str, Any]:
+        """The put of a new room at version 1 (with its first deadline, if it has one)."""
         return {
             "TableName": self.table_name,
-            "Item": self._room_item(room_id, state, summary, 1),
+            "Item": self._room_item(room_id, state, summary, 1, deadline_ms),
             # A room id is created once: never overwrite an existing room.
             "ConditionExpression": "attribute_not_exists(pk)",
         }
@@ -207,6 +239,7 @@ class DynamoRooms(Table):
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
         rounds: RoundsWrite | None = None,
+        deadline_ms: int | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version`` (one conditional UpdateItem).
 
@@ -215,7 +248,9 @@ class DynamoRooms(Table):
         ``rounds``: the round records join that one transaction, put only where absent, so a
         completed round never exists without its record and a lost race records nothing.
         """
-        update = self._room_update(room_id, state, summary, expected_version, expires_at_s)
+        update = self._room_update(
+            room_id, state, summary, expected_version, expires_at_s, deadline_ms
+        )
         if ratings is not None or (rounds is not None and rounds.records):
             return self._save_room_together(room_id, expected_version, update, ratings, rounds)
         return self._update_room(room_id, expected_version, update)
@@ -244,6 +279,7 @@ class DynamoRooms(Table):
         summary: JsonDict,
         expected_version: int,
         expires_at_s: int | None,
+        deadline_ms: int | None = None,
     ) -> dict[str, Any]:
         name, value = encode_state(state)
         other = "state" if name == "state_z" else "state_z"
@@ -260,10 +296,18 @@ class DynamoRooms(Table):
         if expires_at_s is not None:
             sets += ", expires_at = :exp"
             values[":exp"] = n(expires_at_s)
+        removes = "#other"
+        if deadline_ms is not None:
+            # The sparse deadline index (gsi3), set in this same write: no write of its own.
+            sets += ", dlpk = :dlpk, dlsk = :dlsk"
+            values[":dlpk"] = s(due_bucket(room_id, deadline_ms))
+            values[":dlsk"] = n(deadline_ms)
+        else:
+            removes += ", dlpk, dlsk"
         return {
             "TableName": self.table_name,
             "Key": key(f"ROOM#{room_id}", "ROOM"),
-            "UpdateExpression": f"SET {sets} REMOVE #other",
+            "UpdateExpression": f"SET {sets} REMOVE {removes}",
             # Optimistic concurrency: write only over the version this change was based on.
             "ConditionExpression": "version = :expected",
             "ExpressionAttributeNames": {"#cur": name, "#other": other, "#status": "status"},
@@ -375,6 +419,36 @@ class DynamoRooms(Table):
             "gsi1pk = :g", {":g": s(f"LOBBY#{status}")}, limit, IndexName="gsi1"
         )
         return [{"id": item["room_id"]["S"], **json.loads(item["summary"]["S"])} for item in items]
+
+    def overdue_rooms(
+        self, before_ms: int, limit: int = 100, *, after_ms: int | None = None
+    ) -> list[str]:
+        """Ids of rooms whose pending deadline is in ``[after_ms, before_ms]``, earliest
+        minute first: one Query of the sparse index ``gsi3`` per minute bucket and shard, never
+        a scan (eventually consistent: a room saved a moment ago may be missing or stale)."""
+        low = before_ms - OVERDUE_WINDOW_MS if after_ms is None else after_ms
+        found: list[str] = []
+        for minute in range(low // MINUTE_MS, before_ms // MINUTE_MS + 1):
+            for shard in range(DUE_SHARDS):
+                params: dict[str, Any] = {
+                    "TableName": self.table_name,
+                    "IndexName": "gsi3",
+                    "KeyConditionExpression": "dlpk = :p AND dlsk BETWEEN :lo AND :hi",
+                    "ExpressionAttributeValues": {
+                        ":p": s(f"DUE#{minute}#{shard}"),
+                        ":lo": n(low),
+                        ":hi": n(before_ms),
+                    },
+                }
+                while len(found) < limit:
+                    answer = self.client.query(**params, Limit=limit - len(found))
+                    found += [item["pk"]["S"].removeprefix("ROOM#") for item in answer["Items"]]
+                    if "LastEvaluatedKey" not in answer:
+                        break
+                    params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+                if len(found) >= limit:
+                    return found
+        return found
 
     def open_rooms(self, user_id: str) -> list[str]:
         """Ids of the rooms counted against ``user_id``'s open-room cap."""

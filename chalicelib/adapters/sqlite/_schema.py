@@ -186,6 +186,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         "CREATE INDEX rounds_by_expiry ON rounds (expires_at) WHERE expires_at IS NOT NULL",
         "ALTER TABLE users ADD COLUMN language TEXT",
     ),
+    # 8: each room's next deadline, for the sweeper's backstop of lost wake-ups (issue 30).
+    (
+        "ALTER TABLE rooms ADD COLUMN deadline_at INTEGER",
+        "CREATE INDEX rooms_by_deadline ON rooms (deadline_at) WHERE deadline_at IS NOT NULL",
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -127,6 +127,7 @@ class SqliteQuickplay(Database):
         *,
         new: QueueTicket | None = None,
         now_ms: int = 0,
+        deadline_ms: int | None = None,
     ) -> None:
         """One transaction: every ticket still waiting with its id becomes matched, ``new`` is
         stored matched, and the room is inserted; otherwise nothing (MatchLost, TicketHeld,
@@ -148,4 +149,4 @@ class SqliteQuickplay(Database):
                 ).rowcount
                 if changed != 1:
                     raise MatchLost(f"ticket {t.id} is no longer waiting")
-            _insert_room(db, room_id, state, summary, None, None)
+            _insert_room(db, room_id, state, summary, None, None, deadline_ms)

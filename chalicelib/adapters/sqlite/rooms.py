@@ -2,7 +2,7 @@
 
 | table | key | columns |
 |---|---|---|
-| ``rooms`` | ``room_id`` | ``state`` (JSON), ``version``, ``summary`` (JSON), ``status`` and ``sort_key`` (the lobby index ``rooms_by_status``), ``expires_at`` |
+| ``rooms`` | ``room_id`` | ``state`` (JSON), ``version``, ``summary`` (JSON), ``status`` and ``sort_key`` (the lobby index ``rooms_by_status``), ``expires_at``, ``deadline_at`` (the next deadline, ms; index ``rooms_by_deadline``) |
 | ``open_rooms`` | ``user_id``, ``room_id`` | (a row counts the room against its owner's cap) |
 
 A room's write may carry a finished game's ratings and round records: they go in the same
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from chalicelib.adapters.policy import MAX_RATING_CHANGES, lobby_sort_key
+from chalicelib.adapters.policy import MAX_RATING_CHANGES, OVERDUE_WINDOW_MS, lobby_sort_key
 from chalicelib.adapters.sqlite._base import LIVE, Database, compact
 from chalicelib.adapters.sqlite.records import add_outcomes, add_ratings, add_rounds, game_exists
 from chalicelib.ports import (
@@ -66,6 +66,7 @@ class SqliteRooms(Database):
         expires_at_s: int | None = None,
         ratings: RatingsWrite | None = None,
         rounds: RoundsWrite | None = None,
+        deadline_ms: int | None = None,
     ) -> int:
         """Replace a room's state if still at ``expected_version``; return the new version.
 
@@ -85,12 +86,12 @@ class SqliteRooms(Database):
         )
         rounds_expire = None if rounds is None else rounds.expires_at_s
         with self._write() as db:
-            stored_status = self._check_version(db, room_id, expected_version)
+            stored_status, stored_deadline = self._check_version(db, room_id, expected_version)
             if ratings is not None and not game_exists(db, ratings.game_key):
                 add_ratings(db, ratings.game_key, ratings.changes, ratings.record)
                 add_outcomes(db, ratings)
             add_rounds(db, room_id, records, rounds_expire)
-            if status == stored_status and expires_at_s is None:
+            if status == stored_status and expires_at_s is None and deadline_ms == stored_deadline:
                 # The indexed columns keep their values: leaving them out of the UPDATE spares
                 # the lobby and expiry indexes a rewrite (one page less per commit in the WAL).
                 db.execute(
@@ -100,8 +101,16 @@ class SqliteRooms(Database):
             else:
                 db.execute(
                     "UPDATE rooms SET state = ?, version = ?, summary = ?, status = ?,"
-                    " expires_at = coalesce(?, expires_at) WHERE room_id = ?",
-                    (state_text, expected_version + 1, summary_text, status, expires_at_s, room_id),
+                    " expires_at = coalesce(?, expires_at), deadline_at = ? WHERE room_id = ?",
+                    (
+                        state_text,
+                        expected_version + 1,
+                        summary_text,
+                        status,
+                        expires_at_s,
+                        deadline_ms,
+                        room_id,
+                    ),
                 )
         return expected_version + 1
 
@@ -126,24 +135,28 @@ class SqliteRooms(Database):
             self._check_version(db, room_id, expected_version)
             _insert_room(db, new.room_id, new.state, new.summary, new.owner_id, max_open)
             db.execute(
-                "UPDATE rooms SET state = ?, version = ?, summary = ?, status = ? WHERE room_id = ?",
+                "UPDATE rooms SET state = ?, version = ?, summary = ?, status = ?, deadline_at = NULL"
+                " WHERE room_id = ?",
                 (state_text, expected_version + 1, summary_text, status, room_id),
             )
         return expected_version + 1
 
-    def _check_version(self, db: sqlite3.Connection, room_id: str, expected_version: int) -> str:
+    def _check_version(
+        self, db: sqlite3.Connection, room_id: str, expected_version: int
+    ) -> tuple[str, int | None]:
         """Raise VersionConflict (with the room as stored) unless it is at ``expected_version``;
-        the stored status.
+        the stored status and deadline.
 
         Only the version and status are read first (the state, a few KB, only on a conflict):
         inside the caller's write transaction both reads see the same row.
         """
         now_s = self._now_s()
         found = db.execute(
-            f"SELECT version, status FROM rooms WHERE room_id = ? AND {LIVE}", (room_id, now_s)
+            f"SELECT version, status, deadline_at FROM rooms WHERE room_id = ? AND {LIVE}",
+            (room_id, now_s),
         ).fetchone()
         if found is not None and int(found[0]) == expected_version:
-            return str(found[1])
+            return str(found[1]), None if found[2] is None else int(found[2])
         row = db.execute(
             f"SELECT state, version FROM rooms WHERE room_id = ? AND {LIVE}", (room_id, now_s)
         ).fetchone()
@@ -159,6 +172,20 @@ class SqliteRooms(Database):
                 (status, self._now_s(), max(0, limit)),
             ).fetchall()
         return [{"id": rid, **json.loads(summary)} for rid, summary in rows]
+
+    def overdue_rooms(
+        self, before_ms: int, limit: int = 100, *, after_ms: int | None = None
+    ) -> list[str]:
+        """Ids of rooms whose pending deadline is in ``[after_ms, before_ms]``, earliest first
+        (the partial index ``rooms_by_deadline``)."""
+        low = before_ms - OVERDUE_WINDOW_MS if after_ms is None else after_ms
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT room_id FROM rooms WHERE deadline_at IS NOT NULL AND deadline_at BETWEEN ? AND ?"
+                f" AND {LIVE} ORDER BY deadline_at LIMIT ?",
+                (low, before_ms, self._now_s(), max(0, limit)),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def open_rooms(self, user_id: str) -> list[str]:
         """Ids of the rooms counted against ``user_id``'s open-room cap."""
@@ -183,6 +210,7 @@ def _insert_room(
     summary: JsonDict,
     owner_id: str | None,
     max_open: int | None,
+    deadline_ms: int | None = None,
 ) -> None:
     """Check the id and the owner's cap, then insert (inside the caller's write)."""
     status = str(summary.get("status", ""))
@@ -202,7 +230,7 @@ def _insert_room(
             (owner_id, room_id),
         )
     db.execute(
-        "INSERT INTO rooms (room_id, state, version, summary, status, sort_key)"
-        " VALUES (?, ?, 1, ?, ?, ?)",
-        (room_id, compact(state), compact(summary), status, sort_key),
+        "INSERT INTO rooms (room_id, state, version, summary, status, sort_key, deadline_at)"
+        " VALUES (?, ?, 1, ?, ?, ?, ?)",
+        (room_id, compact(state), compact(summary), status, sort_key, deadline_ms),
     )
