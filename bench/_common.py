@@ -136,6 +136,11 @@ class _CountProbe:
         self.read.append(name)
         return self.count
 
+    def option(self, name: str) -> int:
+        """A setting a system declares itself (``Settings.option``, e.g. Poker's lives)."""
+        self.read.append(name)
+        return self.count
+
 
 def count_setting(rules: str) -> str:
     """The room setting a rule system's players start with as their count (dice or lives).

@@ -43,7 +43,7 @@ def test_every_system_starts_with_the_count_its_settings_ask_for() -> None:
     for name in SYSTEMS:
         settings = _common.count_settings(name, 2)
         assert settings["rules"] == name
-        room_settings = Settings(**settings)
+        room_settings = Settings.of(**settings)
         assert rule_system(name).starting_count(room_settings) == 2
 
 
