@@ -282,29 +282,25 @@ class Service:
         # The next deadline rides in the same write, so the sweeper can find the room if its
         # wake-up is lost (docs/REALTIME.md).
         deadline = game_flow.next_deadline(room)
-        try:
+
+        def save(ratings: RatingsWrite | None = None) -> int:
             return self.store.save_room(
                 room.id,
                 room.to_dict(),
                 summary(room),
                 version,
                 expires_at_s=expires,
-                ratings=ratings,
                 rounds=rounds,
                 deadline_ms=deadline,
+                ratings=ratings,
             )
+
+        try:
+            return save(ratings)
         except (UnknownUser, TooManyRatingChanges):
             # Ratings that cannot be applied must not stop the game from finishing.
             log.exception("ratings of room %s cannot be applied; saving the room alone", room.id)
-        return self.store.save_room(
-            room.id,
-            room.to_dict(),
-            summary(room),
-            version,
-            expires_at_s=expires,
-            rounds=rounds,
-            deadline_ms=deadline,
-        )
+        return save()
 
     def within_cap(self, owner_id: str, create: Callable[[], T]) -> T:
         """Run a room creation; at the open-room cap, reconcile the count once and retry.
