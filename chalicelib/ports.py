@@ -478,8 +478,11 @@ class RateLimiter(Protocol):
 class RealtimeStore(Protocol):
     """WebSocket connections, room subscriptions and single-use connection tickets."""
 
-    def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
-        """Record a new connection."""
+    def put_connection(
+        self, connection_id: str, user_id: str | None, now_ms: int, channels: tuple[str, ...] = ()
+    ) -> None:
+        """Record a new connection, subscribed to ``channels`` in the same write (all or
+        nothing: a refused handshake leaves no connection behind)."""
         ...
 
     def get_connection(self, connection_id: str) -> Connection | None:

@@ -91,10 +91,11 @@ def connect(
         user_id = d.store.consume_ticket(ticket, now)
         if user_id is None:
             return dict(REFUSED)
-    d.store.put_connection(connection_id, user_id, now)
-    if user_id is not None:
-        # The user's own channel: pushes to the user wherever they look (match_found).
-        d.store.subscribe(connection_id, f"user:{user_id}")
+    # A signed-in connection also listens on the user's own channel (pushes to the user
+    # wherever they look: match_found), written with the connection itself so that a refused
+    # handshake leaves nothing behind.
+    channels = (f"user:{user_id}",) if user_id is not None else ()
+    d.store.put_connection(connection_id, user_id, now, channels)
     return dict(ACCEPTED)
 
 

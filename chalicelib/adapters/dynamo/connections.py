@@ -30,8 +30,14 @@ class DynamoConnections(Table):
         super().__init__(table_name, region, client=client)
         self.connection_ttl_seconds = connection_ttl_seconds
 
-    def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
-        """Record a new connection (kept ``connection_ttl_seconds`` without a disconnect)."""
+    def put_connection(
+        self, connection_id: str, user_id: str | None, now_ms: int, channels: tuple[str, ...] = ()
+    ) -> None:
+        """Record a new connection (kept ``connection_ttl_seconds`` without a disconnect).
+
+        With ``channels``: the connection's item and one subscription item per channel in one
+        TransactWriteItems, so a fault leaves neither.
+        """
         item: Item = {
             **key(f"CONN#{connection_id}", "CONN"),
             "connected_at": n(now_ms),
@@ -39,7 +45,24 @@ class DynamoConnections(Table):
         }
         if user_id is not None:
             item["user_id"] = s(user_id)
-        self.client.put_item(TableName=self.table_name, Item=item)
+        if not channels:
+            self.client.put_item(TableName=self.table_name, Item=item)
+            return
+        item["rooms"] = {"SS": list(channels)}
+        subs: list[Item] = []
+        for channel in channels:
+            sub: Item = {
+                **key(f"ROOM#{channel}", f"SUB#{connection_id}"),
+                "expires_at": item["expires_at"],
+            }
+            if user_id is not None:
+                sub["user_id"] = s(user_id)
+            subs.append(sub)
+        self.client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": self.table_name, "Item": it}} for it in (item, *subs)
+            ]
+        )
 
     def get_connection(self, connection_id: str) -> Connection | None:
         """Read a connection (one GetItem)."""

@@ -17,14 +17,24 @@ from chalicelib.ports import Connection
 class SqliteConnections(Database):
     """Connections, subscriptions and tickets (``RealtimeStore``)."""
 
-    def put_connection(self, connection_id: str, user_id: str | None, now_ms: int) -> None:
-        """Record a new connection (kept ``connection_ttl_seconds`` without a disconnect)."""
+    def put_connection(
+        self, connection_id: str, user_id: str | None, now_ms: int, channels: tuple[str, ...] = ()
+    ) -> None:
+        """Record a new connection (kept ``connection_ttl_seconds`` without a disconnect),
+        subscribed to ``channels`` in the same transaction."""
+        expires = now_ms // 1000 + self.connection_ttl_seconds
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO connections (connection_id, user_id, connected_at,"
                 " expires_at) VALUES (?, ?, ?, ?)",
-                (connection_id, user_id, now_ms, now_ms // 1000 + self.connection_ttl_seconds),
+                (connection_id, user_id, now_ms, expires),
             )
+            for channel in channels:
+                db.execute(
+                    "INSERT OR REPLACE INTO subscriptions (room_id, connection_id, user_id,"
+                    " expires_at) VALUES (?, ?, ?, ?)",
+                    (channel, connection_id, user_id, expires),
+                )
 
     def get_connection(self, connection_id: str) -> Connection | None:
         """Read a connection and the rooms it watches."""
