@@ -24,8 +24,12 @@ from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.fakes import FakeClock
 from chalicelib.adapters.notifier import ApiGatewayNotifier, endpoint_url
 from chalicelib.adapters.scheduler import SchedulerTimers
+from chalicelib.adapters.sns_push import RecordingMobilePush
 from chalicelib.engine.dice import SeededRoller
+from chalicelib.notify import Deliverer
+from chalicelib.push_endpoints import parse_allow_list
 from chalicelib.settings import reset_settings
+from chalicelib.webpush import VapidKey, WebPushSender
 from tests.api.conftest import LockedClient
 from tests.offline_aws import REGION, use_offline_aws
 
@@ -291,6 +295,19 @@ def faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[FaultEnv]:
             ),
             clock=clock,
             roller=SeededRoller(5),
+            # Notifications on (the routes that store subscriptions and devices are under
+            # faults too); a push service's name resolves to nothing, so nothing leaves here.
+            push=Deliverer(
+                store,
+                WebPushSender(
+                    VapidKey.from_secret("faults-vapid-secret-0123456789abcdef0123456789"),
+                    subject="mailto:faults@example.org",
+                    allow=parse_allow_list(None),
+                    resolve=lambda _host, _port: [],
+                    sleep=lambda _s: None,
+                ),
+                RecordingMobilePush(),
+            ),
         )
         wiring.set_deps(deps)
         from app import app
