@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,7 @@ def _play(tmp_path: Path, push: Any) -> None:
         ok(httpx.put(f"{url}/rooms/{rid}/ready", json={"ready": True}, headers=auth(ben)))
         ok(httpx.post(f"{url}/rooms/{rid}/start", json={}, headers=auth(ana)))
         pushed = 0
-        for _ in range(80):
+        for _ in range(200):
             view = ok(httpx.get(f"{url}/rooms/{rid}", headers=auth(ana)))
             if view["status"] != "playing":
                 break
@@ -104,7 +105,8 @@ def _play(tmp_path: Path, push: Any) -> None:
                     )
                 continue
             if game["turn"] is None:
-                continue  # the final reveal's few seconds
+                time.sleep(0.2)  # the final reveal's three seconds, on the server's clock
+                continue
             seat = next(p for p in view["players"] if p["id"] == game["turn"]["player_id"])
             mover = seat["user_id"]
             other = next(u for u in tokens if u != mover)
