@@ -81,14 +81,7 @@ def create_room(svc: Service, caller: Caller, settings: JsonDict | None) -> Json
 
 def update_settings(svc: Service, caller: Caller, room_id: str, changes: JsonDict) -> JsonDict:
     """The host edits settings while waiting."""
-    user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-    done = svc.change_room(
-        room_id,
-        lambda r: _run(lobby.update_settings, r, user, changes),
-        caller=caller,
-        admit=admit_lobby_action(svc, caller),
-    )
-    return svc.answer(done, caller.user_id)
+    return _lobby_action(svc, caller, room_id, lobby.update_settings, changes)
 
 
 def join(svc: Service, caller: Caller, room_id: str, passcode: str | None) -> JsonDict:
@@ -173,14 +166,7 @@ def leave(svc: Service, caller: Caller, room_id: str) -> JsonDict:
 
 def set_ready(svc: Service, caller: Caller, room_id: str, ready: bool) -> JsonDict:
     """A member toggles ready."""
-    user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-    done = svc.change_room(
-        room_id,
-        lambda r: _run(lobby.set_ready, r, user, ready),
-        caller=caller,
-        admit=admit_lobby_action(svc, caller),
-    )
-    return svc.answer(done, user.id)
+    return _lobby_action(svc, caller, room_id, lobby.set_ready, ready)
 
 
 def approve(svc: Service, caller: Caller, room_id: str, user_id: str) -> JsonDict:
@@ -201,14 +187,7 @@ def approve(svc: Service, caller: Caller, room_id: str, user_id: str) -> JsonDic
 
 def deny(svc: Service, caller: Caller, room_id: str, user_id: str) -> JsonDict:
     """The host turns a request down."""
-    host = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-    done = svc.change_room(
-        room_id,
-        lambda r: _run(lobby.deny, r, host, user_id),
-        caller=caller,
-        admit=admit_lobby_action(svc, caller),
-    )
-    return svc.answer(done, caller.user_id)
+    return _lobby_action(svc, caller, room_id, lobby.deny, user_id)
 
 
 def add_bot(svc: Service, caller: Caller, room_id: str, level: str | None) -> JsonDict:
@@ -230,14 +209,7 @@ def add_bot(svc: Service, caller: Caller, room_id: str, level: str | None) -> Js
 
 def remove_bot(svc: Service, caller: Caller, room_id: str, player_id: str) -> JsonDict:
     """The host removes a bot."""
-    user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
-    done = svc.change_room(
-        room_id,
-        lambda r: _run(lobby.remove_bot, r, user, player_id),
-        caller=caller,
-        admit=admit_lobby_action(svc, caller),
-    )
-    return svc.answer(done, user.id)
+    return _lobby_action(svc, caller, room_id, lobby.remove_bot, player_id)
 
 
 def start(svc: Service, caller: Caller, room_id: str) -> JsonDict:
@@ -307,6 +279,21 @@ def recreate(svc: Service, caller: Caller, room_id: str) -> JsonDict:
     # One write made both rooms: the old one's effects, then the new one's.
     svc.finish(Committed(room, old_version, recreated, tuple(planned)))
     return svc.view(new, 1, user.id)
+
+
+def _lobby_action(
+    svc: Service, caller: Caller, room_id: str, fn: Callable[..., Any], *args: Any
+) -> JsonDict:
+    """The caller's lobby action that the engine applies as ``fn(room, user, *args)`` with no
+    events: one room change, counted by the lobby limit, answered with the caller's view."""
+    user = lobby.UserRef(caller.user_id, caller.name, caller.guest)
+    done = svc.change_room(
+        room_id,
+        lambda r: _run(fn, r, user, *args),
+        caller=caller,
+        admit=admit_lobby_action(svc, caller),
+    )
+    return svc.answer(done, user.id)
 
 
 def _run(fn: Callable[..., Any], *args: Any) -> list[Event]:
