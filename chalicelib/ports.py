@@ -1,12 +1,12 @@
 """Ports: the small interfaces the service layer talks to.
 
+Why it is over 600 lines: it is declarations only (each port's protocol and record types),
+kept in one file so that an adapter's author reads one contract.
+
 Each port has an AWS adapter under ``chalicelib/adapters/`` (the only place boto3 is
 imported) and a second implementation for tests and the local server: the Store on SQLite
 (``adapters.sqlite``), the notifier, timers and clock as recording fakes (``adapters.fakes``)
 or the local server's own. The service layer depends on these Protocols only.
-
-Why it is over 600 lines: it is declarations only (each port's protocol and record types),
-kept in one file so that an adapter's author reads one contract.
 """
 
 from __future__ import annotations

@@ -1,5 +1,12 @@
 """Pydantic request and response models of the REST API, and the OpenAPI 3.1 document built from them.
 
+Why it is over 600 lines: it is the published REST contract in one place, one short model per
+request and answer (about 80 of them, each a few lines), which the OpenAPI document, the route
+table of ``app.py`` and the test of every answer (``tests/contract_check.py``) read together;
+the logic is only ``_composed`` and ``openapi_document``. Splitting it by area (accounts, rooms,
+quick play, pushes) is the natural next step once this round's features, which each add their
+models here, have landed.
+
 Request models are strict and refuse unknown fields, so nothing a client sends is ever bound
 to state it does not own (no mass assignment of host, dice, version or rating). Response
 models describe what the routes return (the room view is built by ``engine.views``; the
@@ -9,13 +16,6 @@ decorator; ``openapi_document()`` turns it into the published document.
 What a rule system adds (its settings, the extras of its table, reveal and bids, its events)
 is declared in its package (``engine.systems.<name>.wire``, ``…events``) and composed here
 from the registry (``_composed``): this module names no rule system.
-
-Why it is over 600 lines: it is the published REST contract in one place, one short model per
-request and answer (about 80 of them, each a few lines), which the OpenAPI document, the route
-table of ``app.py`` and the test of every answer (``tests/contract_check.py``) read together;
-the logic is only ``_composed`` and ``openapi_document``. Splitting it by area (accounts, rooms,
-quick play, pushes) is the natural next step once this round's features, which each add their
-models here, have landed.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """The shared game flow: rounds, turns and deadlines, breaks, final reveal, resignation, ranks.
 
+Why it is over 600 lines: it is one state machine (bidding, break, final reveal) whose
+transitions keep the same invariants (deadlines stamped from the last event, the vote, the
+opener after a resignation); split, those invariants would be spread over modules.
+
 Every transition takes the time ``now`` (epoch ms) and a ``Roller``; nothing here reads a
 clock or the environment. Transitions validate first and mutate only once the action is known
 to be legal, so a ``DomainError`` leaves the room unchanged. Each returns the list of events
@@ -15,10 +19,6 @@ the reveal after a think time of its own. A turn's deadline counts from the stam
 it, a break's and the final reveal's from the reveal. Stamps may lie after ``now``: clients
 play the events at their stamps. ``Game.clock`` keeps the latest stamp, so stamps never go
 back in time. A table where no human still has dice plays on without pauses.
-
-Why it is over 600 lines: it is one state machine (bidding, break, final reveal) whose
-transitions keep the same invariants (deadlines stamped from the last event, the vote, the
-opener after a resignation); split, those invariants would be spread over modules.
 """
 
 from __future__ import annotations

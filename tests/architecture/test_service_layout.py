@@ -99,15 +99,17 @@ def test_every_rate_limit_is_a_row_of_the_limits_table() -> None:
 
 
 def test_no_module_of_the_server_is_longer_than_600_lines_without_saying_why() -> None:
-    # The same rule for every module of chalicelib and liars_local: a long module says in its
-    # docstring why it is one module ("over 600 lines" or "longer than 600").
+    # The same rule for app.py and every module of chalicelib and liars_local: a long module
+    # says in its docstring why it is one module ("over 600 lines" or "longer than 600").
     root = SERVICE.parents[1]
     long = []
+    paths = [root / "app.py"]
     for package in ("chalicelib", "liars_local"):
-        for path in sorted((root / package).rglob("*.py")):
-            text = path.read_text(encoding="utf-8")
-            doc = ast.get_docstring(ast.parse(text)) or ""
-            says_why = "over 600 lines" in doc or "longer than 600" in doc
-            if len(text.splitlines()) > MAX_LINES and not says_why:
-                long.append(f"{path.relative_to(root)}: {len(text.splitlines())} lines")
+        paths += sorted((root / package).rglob("*.py"))
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        says_why = "over 600 lines" in doc or "longer than 600" in doc
+        if len(text.splitlines()) > MAX_LINES and not says_why:
+            long.append(f"{path.relative_to(root)}: {len(text.splitlines())} lines")
     assert long == []
