@@ -66,7 +66,7 @@ def new_room_by_keyboard(page: Page, base_url: str, rules: str) -> None:
     page.keyboard.press("Enter")
     page.wait_for_selector(by_testid("waiting-room"))
     # Create room → the focus is on the next thing to do: Add bot
-    page.wait_for_function(f"() => ({FOCUSED})() === 'add-bot'", timeout=10_000)
+    page.wait_for_function(f"() => ({FOCUSED})() === 'add-bot'", timeout=40_000)
 
 
 def test_focus_after_each_action_and_three_enters_add_three_bots(
