@@ -663,7 +663,9 @@ class Human:
                 else:
                     await self.refresh()
                 continue
-            if plan.ticker and run.rng.random() < 0.5:
+            # a ticker's first wait always ticks (so a run with tickers sends some); later
+            # waits tick half the time
+            if plan.ticker and (run.rec.ticks == 0 or run.rng.random() < 0.5):
                 await self.tick()
             if not await self.wait_change(view["version"]):
                 await self.refresh()
