@@ -1,4 +1,5 @@
-"""What the benchmarks share: percentiles, the local server as a child process, DynamoDB's item
+"""What the benchmarks share: percentiles, the local server as a child process (its request log,
+and the CPU time and resident memory of its whole process tree from ``/proc``), DynamoDB's item
 size, and the room settings that give a rule system its starting count.
 
 Imported as ``_common`` (each bench runs with ``bench/`` first on ``sys.path``, as a script or
@@ -9,6 +10,7 @@ client, and the engine is imported only by ``count_settings``.
 from __future__ import annotations
 
 import math
+import os
 import re
 import subprocess
 import threading
@@ -18,6 +20,8 @@ from typing import IO, Any
 
 #: A request-log line of an action: ``POST /rooms/<id>/actions 200 3.1ms``.
 ACTION_LOG = re.compile(r"^POST /rooms/[^/ ]+/actions \d+ ([0-9.]+)ms")
+#: Any HTTP request-log line of the local server: ``<METHOD> <path> <status> <ms>ms``.
+ACCESS_LOG = re.compile(r"^([A-Z]+) (/\S*) (\d{3}) ([0-9.]+)ms$")
 #: The server's first lines hold ``open http://127.0.0.1:<port>/``; a few notes may come first.
 URL_LINE = re.compile(r"open (http://[^/\s]+)/")
 URL_LINES = 20
@@ -35,14 +39,53 @@ def percentile(values: list[float], p: float) -> float:
 # --- the local server as a child process ------------------------------------------------------
 
 
-def drain(stream: IO[str], server_ms: list[float] | None = None) -> None:
-    """Read the child's request log (so it never blocks on a full pipe), noting action times.
+class ServerLog:
+    """What the server's request log says of each HTTP request: its own time, in ms, from the
+    request's arrival at the app to its answer (waiting for a worker thread included; HTTP
+    parsing and the client's side not). Actions (``POST /rooms/<id>/actions``) apart from the
+    rest; WebSocket lines (``WS /ws ...``) and anything else are counted as not parsed."""
+
+    def __init__(self) -> None:
+        self.action_ms: list[float] = []
+        self.other_ms: list[float] = []
+        self.status: dict[int, int] = {}
+        self.unparsed = 0
+
+    def feed(self, line: str) -> None:
+        """Note one line of the log (list appends: safe from the one draining thread)."""
+        found = ACCESS_LOG.match(line.strip())
+        if found is None:
+            self.unparsed += 1
+            return
+        method, path, status, ms = found.groups()
+        code = int(status)
+        self.status[code] = self.status.get(code, 0) + 1
+        if method == "POST" and ACTION_LOG.match(f"{method} {path} {status} {ms}ms"):
+            self.action_ms.append(float(ms))
+        else:
+            self.other_ms.append(float(ms))
+
+    def mark(self) -> tuple[int, int]:
+        """Where the log is now (actions, others): ``since`` reads what came after."""
+        return len(self.action_ms), len(self.other_ms)
+
+    def since(self, mark: tuple[int, int]) -> tuple[list[float], list[float]]:
+        """The action and other times logged after ``mark``."""
+        return self.action_ms[mark[0] :], self.other_ms[mark[1] :]
+
+
+def drain(
+    stream: IO[str], server_ms: list[float] | None = None, server_log: ServerLog | None = None
+) -> None:
+    """Read the child's request log (so it never blocks on a full pipe), noting request times.
 
     With ``server_ms``, the server's own time of each ``POST .../actions`` is appended: from its
     arrival at the app to its answer (waiting for a worker thread included; HTTP parsing and
-    the client's side not).
+    the client's side not). With ``server_log``, every line is fed to it.
     """
     for line in stream:
+        if server_log is not None:
+            server_log.feed(line)
         found = ACTION_LOG.match(line) if server_ms is not None else None
         if found and server_ms is not None:
             server_ms.append(float(found.group(1)))
@@ -54,6 +97,7 @@ def start_server(
     cwd: Path,
     env: Mapping[str, str],
     server_ms: list[float] | None = None,
+    server_log: ServerLog | None = None,
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``command`` (a ``liars-dice serve --port 0`` on loopback) in ``cwd``; return the
     child and its URL, read from its first lines. Its output is drained on a thread (see
@@ -72,12 +116,99 @@ def start_server(
         line = proc.stdout.readline()
         match = URL_LINE.search(line)
         if match:
-            threading.Thread(target=drain, args=(proc.stdout, server_ms), daemon=True).start()
+            threading.Thread(
+                target=drain, args=(proc.stdout, server_ms, server_log), daemon=True
+            ).start()
             return proc, match.group(1)
         if not line:
             break
     proc.kill()
     raise SystemExit(f"the server did not start: {line!r}")
+
+
+# --- a process tree's CPU time and memory, from /proc (Linux) -----------------------------------
+
+
+def _stat(proc_root: Path, pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (``state`` first), or None."""
+    try:
+        text = (proc_root / str(pid) / "stat").read_text()
+    except (OSError, ValueError):
+        return None
+    _, _, rest = text.rpartition(")")  # the name may hold spaces and parentheses
+    fields = rest.split()
+    return fields if len(fields) > 14 else None
+
+
+def _ticks(fields: list[str], with_children: bool) -> int:
+    """utime + stime (fields 14, 15 of ``stat``), plus cutime + cstime (16, 17) if asked."""
+    used = int(fields[11]) + int(fields[12])
+    return used + (int(fields[13]) + int(fields[14]) if with_children else 0)
+
+
+def cpu_seconds(pid: int, proc_root: Path = Path("/proc")) -> float:
+    """User + system CPU time of one process so far (its threads, not its children; NaN when
+    it cannot be read, e.g. off Linux)."""
+    fields = _stat(proc_root, pid)
+    return float("nan") if fields is None else _ticks(fields, False) / os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(pid: int, proc_root: Path = Path("/proc")) -> list[int]:
+    """``pid`` and every living descendant of it (by the parent pid in each ``stat``)."""
+    children: dict[int, list[int]] = {}
+    for entry in proc_root.iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat(proc_root, int(entry.name))
+        if fields is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [pid]
+    while todo:
+        here = todo.pop()
+        if here in tree:
+            continue
+        tree.append(here)
+        todo += children.get(here, [])
+    return tree
+
+
+def tree_cpu_seconds(pid: int, proc_root: Path = Path("/proc")) -> float:
+    """User + system CPU time so far of ``pid``'s whole process tree: every living process in
+    it (all their threads), plus what the descendants that exited and were reaped left in
+    their parent's ``cutime``/``cstime``. NaN when ``pid`` cannot be read (e.g. off Linux)."""
+    if _stat(proc_root, pid) is None:
+        return float("nan")
+    ticks = 0
+    for member in process_tree(pid, proc_root):
+        fields = _stat(proc_root, member)
+        if fields is not None:  # it may have exited since the scan
+            ticks += _ticks(fields, True)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int, proc_root: Path = Path("/proc")) -> int | None:
+    """Resident memory of one process (``VmRSS`` of ``/proc/<pid>/status``), or None."""
+    try:
+        text = (proc_root / str(pid) / "status").read_text()
+    except (OSError, ValueError):
+        return None
+    for line in text.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024  # the kernel writes it in kB
+    return None  # a zombie has no memory lines
+
+
+def tree_rss_bytes(pid: int, proc_root: Path = Path("/proc")) -> tuple[int, int]:
+    """Resident memory of ``pid``'s whole process tree (the sum over its living processes;
+    pages shared between them count once per process) and how many processes were read.
+    (0, 0) when ``pid`` cannot be read."""
+    total = members = 0
+    for member in process_tree(pid, proc_root) if _stat(proc_root, pid) is not None else []:
+        rss = rss_bytes(member, proc_root)
+        if rss is not None:
+            total += rss
+            members += 1
+    return total, members
 
 
 # --- DynamoDB's item size -----------------------------------------------------------------------

@@ -52,8 +52,8 @@ alternate N times and each figure is the median. Only loopback traffic; every lo
     .venv/bin/python bench/local.py --games 20 --storage sqlite --compare /tmp/local-before
 
 One file of over 600 lines on purpose: a bench is one script, run and read on its own; what it
-shares with the other benches is in ``bench/_common.py``, and its parts (the game client, the
-watcher, the process-tree CPU reader, the table) serve only this run.
+shares with the other benches is in ``bench/_common.py`` (the process-tree CPU reader too), and
+its parts (the game client, the watcher, the table) serve only this run.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ from typing import Any
 import _common
 import aiohttp
 import websockets
-from _common import percentile
+from _common import percentile, tree_cpu_seconds
 from yarl import URL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -527,63 +527,6 @@ def start_server(
     if not paced:
         env.update({"BOT_THINK_MIN_MS": "0", "BOT_THINK_MAX_MS": "0"})
     return _common.start_server(command, cwd=tree, env=env, server_ms=server_ms)
-
-
-def _stat(proc_root: Path, pid: int) -> list[str] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (``state`` first), or None."""
-    try:
-        text = (proc_root / str(pid) / "stat").read_text()
-    except (OSError, ValueError):
-        return None
-    _, _, rest = text.rpartition(")")  # the name may hold spaces and parentheses
-    fields = rest.split()
-    return fields if len(fields) > 14 else None
-
-
-def _ticks(fields: list[str], with_children: bool) -> int:
-    """utime + stime (fields 14, 15 of ``stat``), plus cutime + cstime (16, 17) if asked."""
-    used = int(fields[11]) + int(fields[12])
-    return used + (int(fields[13]) + int(fields[14]) if with_children else 0)
-
-
-def cpu_seconds(pid: int, proc_root: Path = Path("/proc")) -> float:
-    """User + system CPU time of one process so far (its threads, not its children; NaN when
-    it cannot be read, e.g. off Linux)."""
-    fields = _stat(proc_root, pid)
-    return float("nan") if fields is None else _ticks(fields, False) / os.sysconf("SC_CLK_TCK")
-
-
-def process_tree(pid: int, proc_root: Path = Path("/proc")) -> list[int]:
-    """``pid`` and every living descendant of it (by the parent pid in each ``stat``)."""
-    children: dict[int, list[int]] = {}
-    for entry in proc_root.iterdir():
-        if not entry.name.isdigit():
-            continue
-        fields = _stat(proc_root, int(entry.name))
-        if fields is not None:
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    tree, todo = [], [pid]
-    while todo:
-        here = todo.pop()
-        if here in tree:
-            continue
-        tree.append(here)
-        todo += children.get(here, [])
-    return tree
-
-
-def tree_cpu_seconds(pid: int, proc_root: Path = Path("/proc")) -> float:
-    """User + system CPU time so far of ``pid``'s whole process tree: every living process in
-    it (all their threads), plus what the descendants that exited and were reaped left in
-    their parent's ``cutime``/``cstime``. NaN when ``pid`` cannot be read (e.g. off Linux)."""
-    if _stat(proc_root, pid) is None:
-        return float("nan")
-    ticks = 0
-    for member in process_tree(pid, proc_root):
-        fields = _stat(proc_root, member)
-        if fields is not None:  # it may have exited since the scan
-            ticks += _ticks(fields, True)
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass

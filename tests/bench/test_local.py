@@ -1,15 +1,12 @@
 """bench/local.py without timing: a tiny real run over its aiohttp client, the per-phase
-percentiles and timeline buckets, the server's process-tree CPU (a fake /proc and real child
-processes), the ``--workers`` pass-through and the ``--think-ms`` option."""
+percentiles and timeline buckets, the ``--workers`` pass-through and the ``--think-ms`` option
+(the server's process-tree CPU reader is ``_common``'s: tests/bench/test_common.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,85 +95,6 @@ def test_merging_a_client_process_keeps_every_action_and_the_earliest_start() ->
     assert one.action_round == [1, 2, 2]
     assert one.actions == 3
     assert one.started_at == 99.4
-
-
-def _write_stat(root: Path, pid: int, ppid: int, times: tuple[int, int, int, int]) -> None:
-    utime, stime, cutime, cstime = times
-    (root / str(pid)).mkdir()
-    # the command name may hold spaces and a ")"
-    (root / str(pid) / "stat").write_text(
-        f"{pid} (py thon) x) S {ppid} {pid} {pid} 0 -1 4194560 100 0 0 0"
-        f" {utime} {stime} {cutime} {cstime} 20 0 3 0 1000 1000000 100\n"
-    )
-
-
-def test_the_tree_cpu_sums_the_server_its_descendants_and_their_reaped_children(
-    tmp_path: Path,
-) -> None:
-    tick = os.sysconf("SC_CLK_TCK")
-    _write_stat(tmp_path, 10, 1, (100, 50, 7, 3))  # the server; reaped children: 10 ticks
-    _write_stat(tmp_path, 11, 10, (200, 20, 0, 0))  # a worker
-    _write_stat(tmp_path, 12, 11, (5, 5, 0, 0))  # a worker's child
-    _write_stat(tmp_path, 20, 1, (999, 999, 999, 999))  # not in the tree
-    _write_stat(tmp_path, 21, 20, (999, 0, 0, 0))  # nor its child
-    (tmp_path / "self").mkdir()  # non-numeric entries are skipped
-    assert sorted(local.process_tree(10, tmp_path)) == [10, 11, 12]
-    assert local.tree_cpu_seconds(10, tmp_path) == pytest.approx((160 + 220 + 10) / tick)
-    assert local.cpu_seconds(10, tmp_path) == pytest.approx(150 / tick)
-
-
-def test_the_tree_cpu_of_a_process_that_is_gone_is_nan(tmp_path: Path) -> None:
-    value = local.tree_cpu_seconds(4242, tmp_path)
-    assert value != value
-
-
-BURN = textwrap.dedent(
-    """
-    import os, sys, time
-
-    def burn(seconds):
-        end = time.process_time() + seconds
-        while time.process_time() < end:
-            pass
-
-    reaped = os.fork()
-    if reaped == 0:
-        burn(0.3)
-        os._exit(0)
-    os.waitpid(reaped, 0)  # exited and reaped: its CPU is in our cutime now
-    living = os.fork()
-    if living == 0:
-        burn(0.3)
-        print("burnt", flush=True)
-        time.sleep(60)
-        os._exit(0)
-    sys.stdin.readline()
-    os.kill(living, 9)
-    """
-)
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads Linux /proc")
-def test_the_tree_cpu_counts_a_living_child_and_a_reaped_one_of_a_real_process() -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", BURN],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None and proc.stdin is not None
-        assert proc.stdout.readline() == "burnt\n"
-        assert len(local.process_tree(proc.pid)) == 2
-        own = local.cpu_seconds(proc.pid)
-        whole = local.tree_cpu_seconds(proc.pid)
-        tick = 1 / os.sysconf("SC_CLK_TCK")
-        # two children burnt 0.3 s of CPU each; the parent only started them
-        assert whole - own >= 0.6 - 2 * tick
-        proc.stdin.write("\n")
-        proc.stdin.flush()
-    finally:
-        proc.wait(30)
 
 
 def test_workers_go_on_the_server_command_line_only_when_given(tmp_path: Path) -> None:
