@@ -201,7 +201,8 @@ def test_the_tree_rss_sees_a_childs_memory_grow() -> None:
         assert proc.stdout.readline() == "grown\n"
         after, _ = _common.tree_rss_bytes(proc.pid)
         assert after - before >= 78 * 1024 * 1024
-        assert after - _common.rss_bytes(proc.pid) >= 78 * 1024 * 1024  # (the child's part)
+        parent = _common.rss_bytes(proc.pid)
+        assert parent is not None and after - parent >= 78 * 1024 * 1024  # the child's part
         proc.stdin.write("\n")
         proc.stdin.flush()
     finally:
