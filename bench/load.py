@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -55,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -68,7 +68,15 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from _common import count_settings, percentile, rules_mix, start_server  # noqa: E402
+from _common import (  # noqa: E402
+    ServerLog,
+    count_settings,
+    percentile,
+    rules_mix,
+    start_server,
+    tree_cpu_seconds,
+    tree_rss_bytes,
+)
 
 from chalicelib.engine.dice import SeededRoller  # noqa: E402
 from chalicelib.engine.systems import rule_system  # noqa: E402
@@ -368,13 +376,33 @@ def make_plan(index: int, cfg: Config) -> Plan:
     )
 
 
+class Gauge:
+    """How many WebSocket connections are open now, and the most that were open at once."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.peak = 0
+
+    def opened(self) -> None:
+        """One more connection is open."""
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+
+    def closed(self) -> None:
+        """One connection is closed."""
+        self.now -= 1
+
+
 class RoomRun:
     """Drives one room and collects its ``RoomRecord``."""
 
-    def __init__(self, cfg: Config, http: httpx.AsyncClient, plan: Plan) -> None:
+    def __init__(
+        self, cfg: Config, http: httpx.AsyncClient, plan: Plan, gauge: Gauge | None = None
+    ) -> None:
         self.cfg = cfg
         self.http = http
         self.plan = plan
+        self.gauge = gauge or Gauge()
         self.rec = RoomRecord(plan)
         self.rng = random.Random(cfg.seed * 7919 + plan.index)
         self.tasks: list[asyncio.Task[None]] = []
@@ -445,6 +473,13 @@ class RoomRun:
 
     async def read(self, ws: Any, conn: ConnLog, on_view: Any, subscribed: asyncio.Event) -> None:
         """Log every message this connection receives (bounded in count)."""
+        self.gauge.opened()
+        try:
+            await self._read(ws, conn, on_view, subscribed)
+        finally:
+            self.gauge.closed()
+
+    async def _read(self, ws: Any, conn: ConnLog, on_view: Any, subscribed: asyncio.Event) -> None:
         with contextlib.suppress(websockets.ConnectionClosed, asyncio.CancelledError):
             for _ in range(MAX_MESSAGES_PER_CONNECTION):
                 message = json.loads(await ws.recv())
@@ -705,8 +740,9 @@ class Report:
         return sum(1 for p in self.problems if p.lost)
 
 
-async def run_load(cfg: Config) -> Report:
-    """Run every room at once (their starts spread over the ramp) and check them all."""
+async def run_load(cfg: Config, gauge: Gauge | None = None) -> Report:
+    """Run every room at once (their starts spread over the ramp) and check them all; ``gauge``
+    counts the open WebSocket connections meanwhile."""
     # idle connections are dropped well before the server's keep-alive timeout (uvicorn: 5 s),
     # so a request never races the server closing the connection it was sent on
     limits = httpx.Limits(
@@ -720,7 +756,7 @@ async def run_load(cfg: Config) -> Report:
 
         async def one(index: int) -> RoomRecord:
             await asyncio.sleep(cfg.ramp_seconds * index / max(1, cfg.rooms))
-            return await RoomRun(cfg, http, make_plan(index, cfg)).run()
+            return await RoomRun(cfg, http, make_plan(index, cfg), gauge).run()
 
         records = await asyncio.gather(*(one(i) for i in range(cfg.rooms)))
     elapsed = time.perf_counter() - started
@@ -787,18 +823,31 @@ def summary_lines(report: Report, cfg: Config) -> list[str]:
     return lines
 
 
-# --- the server -------------------------------------------------------------------------------
+# --- the server ---------------------------------------------------------------------------------
+
+LATENCY_TARGET_MS = 100.0
+"""The action p99 a run must stay within (with nothing lost, no 5xx) to count as carried."""
+SAMPLE_SECONDS = 0.5
+"""How often the server's resident memory and the machine's load average are read."""
+WARM_UP_REQUESTS = 8
+"""Requests on fresh connections before the idle reading, so every worker has loaded the app."""
 
 
-def serve_options(requested: list[str], data_dir: str) -> list[str]:
-    """The requested ``serve`` options this server knows (per ``serve --help``); others are dropped.
+def tree_python(tree: Path) -> str:
+    """The Python that runs ``tree``'s server: its own ``.venv``'s (a compared tree has its own
+    packages), this one's for this tree."""
+    own = tree / ".venv" / "bin" / "python"
+    return str(own) if tree != REPO and own.is_file() else sys.executable
 
-    A server with a data folder (``--data``) gets a fresh temporary one, so a load run never
-    writes into the user's own data.
+
+def serve_options(requested: list[str], data_dir: str, tree: Path = REPO) -> list[str]:
+    """The requested ``serve`` options ``tree``'s server knows (per ``serve --help``); others are
+    dropped. A server with a data folder (``--data``) gets a fresh temporary one, so a load run
+    never writes into the user's own data.
     """
     helptext = subprocess.run(
-        [sys.executable, "-m", "liars_local.cli", "serve", "--help"],
-        cwd=REPO,
+        [tree_python(tree), "-m", "liars_local.cli", "serve", "--help"],
+        cwd=tree,
         capture_output=True,
         text=True,
         timeout=60,
@@ -813,18 +862,349 @@ def serve_options(requested: list[str], data_dir: str) -> list[str]:
         if known(name):
             kept.append(option)
         else:
-            print(f"note: this server's serve has no {name}; dropped", file=sys.stderr)
+            print(f"note: the server of {tree} has no serve {name}; dropped", file=sys.stderr)
     if known("--data") and not any(o.split("=", 1)[0] == "--data" for o in kept):
         kept.append(f"--data={data_dir}")
     return kept
 
 
 def start_local_server(
-    options: list[str], env: dict[str, str]
+    options: list[str],
+    env: dict[str, str],
+    tree: Path = REPO,
+    server_log: ServerLog | None = None,
 ) -> tuple[subprocess.Popen[str], str]:
-    """Start ``liars-dice serve --port 0`` on loopback in a child process; return it and its URL."""
-    command = [sys.executable, "-m", "liars_local.cli", "serve", "--host", "127.0.0.1"]
-    return start_server([*command, "--port", "0", *options], cwd=REPO, env={**os.environ, **env})
+    """Start ``tree``'s ``liars-dice serve --port 0`` on loopback in a child process; return it
+    and its URL. Its request log goes to ``server_log``."""
+    command = [tree_python(tree), "-m", "liars_local.cli", "serve", "--host", "127.0.0.1"]
+    return start_server(
+        [*command, "--port", "0", *options],
+        cwd=tree,
+        env={**os.environ, **env},
+        server_log=server_log,
+    )
+
+
+def server_env(rooms: int, bot_think: str, extra: list[str]) -> dict[str, str]:
+    """The started server's environment: bots' think time, per-source limits for a run where
+    every simulated person comes from one loopback address, and ``--server-env``."""
+    low, _, high = bot_think.partition(":")
+    env = {"BOT_THINK_MIN_MS": low, "BOT_THINK_MAX_MS": high or low}
+    env["GUEST_PER_SOURCE"] = env["REGISTER_PER_SOURCE"] = str(rooms * 3 + 100)
+    # ... and opens its WebSockets from it (a reconnect is a connection more)
+    env["CONNECTS_PER_SOURCE"] = str(rooms * 10 + 100)
+    for item in extra:
+        key, _, value = item.partition("=")
+        env[key] = value
+    return env
+
+
+def warm_up(base_url: str, requests: int = WARM_UP_REQUESTS) -> None:
+    """A few ``GET /health`` on fresh connections (spread over the workers by the kernel), so
+    the idle reading is taken after each worker has loaded what a first request loads."""
+    for _ in range(requests):
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.get(base_url + "/health", timeout=30)
+
+
+@dataclass
+class ServerFigures:
+    """What the server's processes and request log showed over one run."""
+
+    cpu_seconds: float
+    idle_rss: int
+    peak_rss: int
+    processes: int
+    action_ms: list[float]
+    other_ms: list[float]
+    load_average: float
+
+
+class ServerWatch:
+    """Reads a local server's whole process tree (the supervisor and every worker) and its
+    request log around one run: CPU time from the start to the end of the run, resident memory
+    when idle and at its peak (sampled every ``interval`` on a thread), the requests logged
+    meanwhile, and the machine's 1-minute load average (mean of the samples)."""
+
+    def __init__(self, pid: int, log: ServerLog, interval: float = SAMPLE_SECONDS) -> None:
+        self.pid = pid
+        self.log = log
+        self.interval = interval
+        self.idle_rss = self.peak_rss = self.processes = 0
+        self.cpu_start = float("nan")
+        self.mark = (0, 0)
+        self.loads: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample_until_stopped, daemon=True)
+
+    def start(self) -> None:
+        """Take the idle readings and start sampling."""
+        self.idle_rss, self.processes = tree_rss_bytes(self.pid)
+        self.peak_rss = self.idle_rss
+        self.cpu_start = tree_cpu_seconds(self.pid)
+        self.mark = self.log.mark()
+        self._thread.start()
+
+    def _sample(self) -> None:
+        rss, members = tree_rss_bytes(self.pid)
+        self.peak_rss = max(self.peak_rss, rss)
+        self.processes = max(self.processes, members)
+        self.loads.append(os.getloadavg()[0])
+
+    def _sample_until_stopped(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def stop(self, settle: float = 0.5) -> ServerFigures:
+        """The figures of the run (read while every process still runs); ``settle`` seconds
+        first, for the last request lines to come through the pipe."""
+        cpu = tree_cpu_seconds(self.pid) - self.cpu_start
+        self._stop.set()
+        self._thread.join(10)
+        self._sample()
+        time.sleep(settle)
+        action_ms, other_ms = self.log.since(self.mark)
+        return ServerFigures(
+            cpu_seconds=cpu,
+            idle_rss=self.idle_rss,
+            peak_rss=self.peak_rss,
+            processes=self.processes,
+            action_ms=list(action_ms),
+            other_ms=list(other_ms),
+            load_average=statistics.fmean(self.loads) if self.loads else float("nan"),
+        )
+
+
+# --- one row per run ----------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """The figures of one run, as one line of the table."""
+
+    label: str  # "" for this tree, "@before" for the compared one
+    rooms: int
+    pace: tuple[float, float]
+    finished: int
+    actions: int
+    seconds: float
+    p50: float
+    p99: float
+    server_p50: float
+    server_p99: float
+    push_p99: float
+    server_cpu_ms_per_action: float
+    server_cpu_ms_per_push: float
+    client_cpu_ms_per_action: float
+    idle_rss_mb: float
+    peak_rss_mb: float
+    open_peak: int
+    rss_kb_per_connection: float
+    processes: int
+    lost: int
+    errors: int
+    problems: int
+    load_average: float
+
+    @property
+    def rate(self) -> float:
+        """Accepted actions per second over the whole run."""
+        return self.actions / self.seconds if self.seconds else float("nan")
+
+    @property
+    def carried(self) -> bool:
+        """Every game finished, nothing lost or failed, action p99 within the target."""
+        return self.finished == self.rooms and self.problems == 0 and self.p99 <= LATENCY_TARGET_MS
+
+
+def make_row(
+    report: Report,
+    cfg: Config,
+    label: str,
+    server: ServerFigures | None,
+    client_cpu: float,
+    open_peak: int,
+) -> Row:
+    """One run's row: the client's figures, and the server's when it was started here."""
+    recs = report.records
+    actions = sum(1 for r in recs for w in r.writes if w.kind == "action")
+    pushes = sum(len(c.received) for r in recs for c in r.conns)
+    lat = [x * 1000 for r in recs for x in r.latencies]
+    sent = [x * 1000 for r in recs for x in push_delays(r)[1]]
+    nan = float("nan")
+    cpu = server.cpu_seconds if server else nan
+    grown = (server.peak_rss - server.idle_rss) if server else nan
+    return Row(
+        label=label,
+        rooms=len(recs),
+        pace=cfg.pace,
+        finished=sum(1 for r in recs if r.final and r.final.get("status") == "finished"),
+        actions=actions,
+        seconds=report.elapsed,
+        p50=percentile(lat, 50),
+        p99=percentile(lat, 99),
+        server_p50=percentile(server.action_ms, 50) if server else nan,
+        server_p99=percentile(server.action_ms, 99) if server else nan,
+        push_p99=percentile(sent, 99),
+        server_cpu_ms_per_action=cpu * 1000 / actions if actions else nan,
+        server_cpu_ms_per_push=cpu * 1000 / pushes if pushes else nan,
+        client_cpu_ms_per_action=client_cpu * 1000 / actions if actions else nan,
+        idle_rss_mb=server.idle_rss / 2**20 if server else nan,
+        peak_rss_mb=server.peak_rss / 2**20 if server else nan,
+        open_peak=open_peak,
+        rss_kb_per_connection=grown / 1024 / open_peak if open_peak else nan,
+        processes=server.processes if server else 0,
+        lost=report.lost_updates,
+        errors=sum(len(r.server_errors) for r in recs),
+        problems=len(report.problems),
+        load_average=server.load_average if server else nan,
+    )
+
+
+def server_lines(row: Row, server: ServerFigures) -> list[str]:
+    """The server's side of a run, as printed under the client's summary."""
+    return [
+        f"server ({row.processes} processes): CPU {server.cpu_seconds:.1f} s = "
+        f"{row.server_cpu_ms_per_action:.2f} ms per accepted action, "
+        f"{row.server_cpu_ms_per_push:.2f} ms per room message delivered; bench client CPU "
+        f"{row.client_cpu_ms_per_action:.2f} ms per action",
+        f"server's own action time (its request log, n={len(server.action_ms)}): p50 "
+        f"{row.server_p50:.1f} ms, p99 {row.server_p99:.1f} ms (other requests: p99 "
+        f"{percentile(server.other_ms, 99):.1f} ms)",
+        f"server RSS: idle {row.idle_rss_mb:.1f} MB, peak {row.peak_rss_mb:.1f} MB with up to "
+        f"{row.open_peak} WebSockets open: {row.rss_kb_per_connection:.1f} KB per connection",
+        f"machine load average (1 min, mean during the run): {row.load_average:.2f}",
+    ]
+
+
+def pace_text(pace: tuple[float, float]) -> str:
+    """``0.2–0.6 s`` (or ``2 s`` when fixed)."""
+    lo, hi = (f"{x:g}" for x in pace)
+    return f"{lo} s" if lo == hi else f"{lo}–{hi} s"
+
+
+TABLE_HEAD = (
+    "| rooms | pace | tree | finished | actions/s | p50 ms | p99 ms | server p50 | server p99 "
+    "| push p99 ms | server CPU ms/action | server CPU ms/push | client CPU ms/action "
+    "| RSS idle→peak MB | WS open | RSS KB/WS | lost | 5xx | load avg |"
+)
+
+
+def table_lines(rows: list[Row]) -> list[str]:
+    """Every run's row (a Markdown table), the ratios of this tree to the compared one, and
+    the largest number of rooms each tree carried within the target."""
+    lines = [TABLE_HEAD, "|" + "---|" * TABLE_HEAD.count(" | ") + "---|"]
+    for r in rows:
+        tree = "before" if r.label else "this tree"
+        lines.append(
+            f"| {r.rooms} | {pace_text(r.pace)} | {tree} | {r.finished}/{r.rooms} | {r.rate:.1f} "
+            f"| {r.p50:.0f} | {r.p99:.0f} | {r.server_p50:.1f} | {r.server_p99:.1f} "
+            f"| {r.push_p99:.0f} | {r.server_cpu_ms_per_action:.2f} "
+            f"| {r.server_cpu_ms_per_push:.2f} | {r.client_cpu_ms_per_action:.2f} "
+            f"| {r.idle_rss_mb:.0f}→{r.peak_rss_mb:.0f} | {r.open_peak} "
+            f"| {r.rss_kb_per_connection:.0f} | {r.lost} | {r.errors} | {r.load_average:.1f} |"
+        )
+    for r in rows:
+        old = next((o for o in rows if o.label and o.rooms == r.rooms and o.pace == r.pace), None)
+        if r.label or old is None:
+            continue
+        lines.append(
+            f"{r.rooms} rooms, pace {pace_text(r.pace)}, now / before: "
+            f"actions/s ×{r.rate / old.rate:.2f}, p50 ×{r.p50 / old.p50:.2f}, "
+            f"p99 ×{r.p99 / old.p99:.2f}, server p99 ×{r.server_p99 / old.server_p99:.2f}, "
+            f"server CPU/action ×{r.server_cpu_ms_per_action / old.server_cpu_ms_per_action:.2f}, "
+            f"RSS/WS ×{r.rss_kb_per_connection / old.rss_kb_per_connection:.2f}"
+        )
+    for label, name in (("", "this tree"), ("@before", "before")):
+        mine = [r for r in rows if r.label == label]
+        if not mine:
+            continue
+        carried = [r.rooms for r in mine if r.carried]
+        most = f"{max(carried)} rooms" if carried else "none of the runs"
+        lines.append(
+            f"largest run with action p99 ≤ {LATENCY_TARGET_MS:.0f} ms, nothing lost, no 5xx "
+            f"({name}): {most} (of {', '.join(str(r.rooms) for r in mine)})"
+        )
+    return lines
+
+
+# --- the runs -----------------------------------------------------------------------------------
+
+
+def measure(args: argparse.Namespace, rooms: int, tree: Path, label: str) -> tuple[Row, Report]:
+    """One run of ``rooms`` rooms: against ``--url``, or on a server started from ``tree`` (and
+    stopped after); its row and report, printed as it ends."""
+    proc = None
+    watch = None
+    server_log = ServerLog()
+    data_dir = tempfile.mkdtemp(prefix="liars-load-")
+    name = "this tree" if not label else f"{tree} ({label})"
+    try:
+        if args.url:
+            base_url = args.url.rstrip("/")
+        else:
+            env = server_env(rooms, args.bot_think, args.server_env)
+            options = serve_options(args.server_arg, data_dir, tree)
+            proc, base_url = start_local_server(options, env, tree, server_log)
+            print(
+                f"== {rooms} rooms, pace {pace_text(args.pace)}, {name}: liars-dice serve "
+                f"{' '.join(options)} (bot think {args.bot_think} ms)",
+                flush=True,
+            )
+            warm_up(base_url)
+            time.sleep(1.0)  # let the warm-up's garbage settle before the idle reading
+            watch = ServerWatch(proc.pid, server_log)
+        ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
+        cfg = Config(
+            base_url=base_url,
+            ws_url=ws_url,
+            rooms=rooms,
+            pace=args.pace,
+            dice=args.dice,
+            seed=args.seed,
+            ramp_seconds=args.ramp,
+            # every room stops by itself: the run as a whole ends within the time limit
+            room_timeout=min(args.room_timeout, max(1.0, args.time_limit - args.ramp - 30)),
+            rules=tuple(r for r in args.rules.split(",") if r),
+            wait_seconds=args.wait,
+        )
+        gauge = Gauge()
+        if watch is not None:
+            watch.start()
+        client_cpu = time.process_time()
+        report = asyncio.run(run_load(cfg, gauge))
+        client_cpu = time.process_time() - client_cpu
+        server = watch.stop() if watch is not None else None
+    finally:
+        if proc is not None:
+            proc.send_signal(2)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    row = make_row(report, cfg, label, server, client_cpu, gauge.peak)
+    lines = summary_lines(report, cfg) + (server_lines(row, server) if server else [])
+    for line in lines:
+        print(line)
+    for problem in report.problems[: args.problems]:
+        print(f"  {problem.kind}: {problem.detail}")
+    print(flush=True)
+    return row, report
+
+
+def next_search(carried: list[int], failed: list[int], start: int, most: int) -> int | None:
+    """The next number of rooms to try when looking for the most this tree carries: double
+    until a run fails (up to ``most``), then halve the gap; None when the gap is within 10 %."""
+    low = max(carried, default=0)
+    above = [n for n in failed if n > low]
+    if not above:
+        n = low * 2 if low else start
+        return n if n <= most and n not in failed else None
+    high = min(above)
+    if high - low <= max(1, low // 10):
+        return None
+    return (low + high) // 2
 
 
 def parse_pace(text: str) -> tuple[float, float]:
@@ -836,10 +1216,27 @@ def parse_pace(text: str) -> tuple[float, float]:
     return a, b
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run the rooms, print the figures; 1 when anything was lost or failed."""
+def parse_rooms(text: str) -> list[int]:
+    """``"200"`` or ``"200,500,1000"``: one run per number, in that order."""
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"rooms must be numbers, comma-separated: {text}") from err
+    if not counts or any(n < 1 for n in counts):
+        raise argparse.ArgumentTypeError("rooms must be positive numbers, comma-separated")
+    return counts
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rooms", type=int, default=200, help="concurrent rooms (default 200)")
+    parser.add_argument(
+        "--rooms",
+        type=parse_rooms,
+        default=[200],
+        help="concurrent rooms (default 200); a comma-separated list runs each in turn, one "
+        "row each",
+    )
     parser.add_argument(
         "--pace",
         type=parse_pace,
@@ -866,7 +1263,7 @@ def main(argv: list[str] | None = None) -> int:
         "--time-limit",
         type=float,
         default=1200.0,
-        help="stop the whole run after this many seconds",
+        help="stop each run after this many seconds",
     )
     parser.add_argument("--url", help="a running server's base URL instead of starting one")
     parser.add_argument("--ws-url", help="its WebSocket URL (default: the base URL's /ws)")
@@ -893,58 +1290,66 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="environment for the started server (repeatable)",
     )
-    parser.add_argument("--problems", type=int, default=20, help="problems to list (default 20)")
-    args = parser.parse_args(argv)
-
-    proc = None
-    cleanup: Any = None
-    if args.url:
-        base_url = args.url.rstrip("/")
-    else:
-        low, _, high = args.bot_think.partition(":")
-        env = {"BOT_THINK_MIN_MS": low, "BOT_THINK_MAX_MS": high or low}
-        # every simulated person signs up from this one loopback address
-        env["GUEST_PER_SOURCE"] = env["REGISTER_PER_SOURCE"] = str(args.rooms * 3 + 100)
-        # ... and opens its WebSockets from it (a reconnect is a connection more)
-        env["CONNECTS_PER_SOURCE"] = str(args.rooms * 10 + 100)
-        env.update(item.split("=", 1) for item in args.server_env)
-        data_dir = tempfile.mkdtemp(prefix="liars-load-")
-        cleanup = functools.partial(shutil.rmtree, data_dir, ignore_errors=True)
-        options = serve_options(args.server_arg, data_dir)
-        proc, base_url = start_local_server(options, env)
-        print(f"server: liars-dice serve {' '.join(options)} (bot think {args.bot_think} ms)")
-    ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
-    cfg = Config(
-        base_url=base_url,
-        ws_url=ws_url,
-        rooms=args.rooms,
-        pace=args.pace,
-        dice=args.dice,
-        seed=args.seed,
-        ramp_seconds=args.ramp,
-        # every room stops by itself: the run as a whole ends within the time limit
-        room_timeout=min(args.room_timeout, max(1.0, args.time_limit - args.ramp - 30)),
-        rules=tuple(r for r in args.rules.split(",") if r),
-        wait_seconds=args.wait,
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        type=Path,
+        help="also run each load on the server of this source tree (a checkout with its own "
+        ".venv), alternating with this tree's; rows labelled before, with ratios",
     )
-    try:
-        report = asyncio.run(run_load(cfg))
-    finally:
-        if proc is not None:
-            proc.send_signal(2)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        if cleanup is not None:
-            cleanup()
-    for line in summary_lines(report, cfg):
-        print(line)
-    for problem in report.problems[: args.problems]:
-        print(f"  {problem.kind}: {problem.detail}")
+    parser.add_argument(
+        "--find-max-rooms",
+        action="store_true",
+        help=f"after the --rooms runs, look for the most rooms this tree carries at action "
+        f"p99 <= {LATENCY_TARGET_MS:.0f} ms (double until a run fails, then halve the gap)",
+    )
+    parser.add_argument(
+        "--max-rooms", type=int, default=4000, help="--find-max-rooms goes no higher (4000)"
+    )
+    parser.add_argument(
+        "--search-runs", type=int, default=4, help="--find-max-rooms runs at most this many (4)"
+    )
+    parser.add_argument("--problems", type=int, default=20, help="problems to list (default 20)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, run the rooms, print the figures; 1 when anything was lost or failed."""
+    args = parser().parse_args(argv)
+    if args.url and (args.compare or args.find_max_rooms):
+        raise SystemExit("--compare and --find-max-rooms start their own servers: no --url")
+    runs: list[tuple[int, Path, str]] = []
+    for i, rooms in enumerate(args.rooms):
+        pair = [(rooms, REPO, "")]
+        if args.compare:
+            pair.append((rooms, args.compare.resolve(), "@before"))
+            if i % 2 == 0:  # alternate which tree goes first
+                pair.reverse()
+        runs += pair
+    rows: list[Row] = []
+    failed = False
     # a deployed stack pushes each change from its own Lambda: order across changes may vary
     tolerated = {"reordered"} if args.url else set()
-    return 1 if any(p.kind not in tolerated for p in report.problems) else 0
+    for rooms, tree, label in runs:
+        row, report = measure(args, rooms, tree, label)
+        rows.append(row)
+        failed |= any(p.kind not in tolerated for p in report.problems)
+    if args.find_max_rooms:
+        for _ in range(args.search_runs):
+            mine = [r for r in rows if not r.label and r.pace == args.pace]
+            rooms = next_search(
+                [r.rooms for r in mine if r.carried],
+                [r.rooms for r in mine if not r.carried],
+                args.rooms[0],
+                args.max_rooms,
+            )
+            if rooms is None:
+                break
+            row, _ = measure(args, rooms, REPO, "")
+            rows.append(row)
+    for line in table_lines(rows):
+        print(line)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
