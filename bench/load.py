@@ -831,6 +831,8 @@ SAMPLE_SECONDS = 0.5
 """How often the server's resident memory and the machine's load average are read."""
 WARM_UP_REQUESTS = 8
 """Requests on fresh connections before the idle reading, so every worker has loaded the app."""
+WARM_UP_ROOMS = 4
+"""Tiny games played before the idle reading (not counted in the run's figures)."""
 
 
 def tree_python(tree: Path) -> str:
@@ -890,6 +892,7 @@ def server_env(rooms: int, bot_think: str, extra: list[str]) -> dict[str, str]:
     every simulated person comes from one loopback address, and ``--server-env``."""
     low, _, high = bot_think.partition(":")
     env = {"BOT_THINK_MIN_MS": low, "BOT_THINK_MAX_MS": high or low}
+    rooms += WARM_UP_ROOMS
     env["GUEST_PER_SOURCE"] = env["REGISTER_PER_SOURCE"] = str(rooms * 3 + 100)
     # ... and opens its WebSockets from it (a reconnect is a connection more)
     env["CONNECTS_PER_SOURCE"] = str(rooms * 10 + 100)
@@ -899,12 +902,28 @@ def server_env(rooms: int, bot_think: str, extra: list[str]) -> dict[str, str]:
     return env
 
 
-def warm_up(base_url: str, requests: int = WARM_UP_REQUESTS) -> None:
-    """A few ``GET /health`` on fresh connections (spread over the workers by the kernel), so
-    the idle reading is taken after each worker has loaded what a first request loads."""
-    for _ in range(requests):
+def warm_up(base_url: str, ws_url: str) -> None:
+    """Before the idle reading: a few ``GET /health`` on fresh connections (the kernel spreads
+    them over the workers), then ``WARM_UP_ROOMS`` tiny games played fast, so every worker has
+    loaded what a game loads and the growth measured after is the run's own."""
+    for _ in range(WARM_UP_REQUESTS):
         with contextlib.suppress(httpx.HTTPError):
             httpx.get(base_url + "/health", timeout=30)
+    cfg = Config(
+        base_url=base_url,
+        ws_url=ws_url,
+        rooms=WARM_UP_ROOMS,
+        pace=(0.0, 0.02),
+        dice=1,
+        seed=999,
+        ramp_seconds=0.0,
+        room_timeout=120.0,
+        timeout_share=0.0,
+        spectator_share=1.0,
+    )
+    report = asyncio.run(run_load(cfg))
+    if report.problems:
+        print(f"note: the warm-up games had {len(report.problems)} problem(s)", file=sys.stderr)
 
 
 @dataclass
@@ -1151,10 +1170,11 @@ def measure(args: argparse.Namespace, rooms: int, tree: Path, label: str) -> tup
                 f"{' '.join(options)} (bot think {args.bot_think} ms)",
                 flush=True,
             )
-            warm_up(base_url)
-            time.sleep(1.0)  # let the warm-up's garbage settle before the idle reading
-            watch = ServerWatch(proc.pid, server_log)
         ws_url = args.ws_url or re.sub(r"^http", "ws", base_url) + "/ws"
+        if proc is not None:
+            warm_up(base_url, ws_url)
+            time.sleep(1.0)  # let the warm-up's last pushes and timers settle
+            watch = ServerWatch(proc.pid, server_log)
         cfg = Config(
             base_url=base_url,
             ws_url=ws_url,
