@@ -24,8 +24,31 @@ At the end every room is checked (``check_room``):
 It prints actions/s, p50/p99 action latency and push delay, and the lost updates (must be 0);
 the exit status is 1 when any room has a problem. Every loop is bounded in count and time.
 
+On a server it starts itself it also reads the server's side (``ServerWatch``), separately
+from the bench client's own CPU (``time.process_time`` of this process):
+
+- the CPU time (user + system, ``/proc``) of the server's whole process tree, the supervisor
+  and every worker, from the start of the run to its end, per accepted action and per room
+  message delivered (both divide the same total: the fan-out is in the per-action figure);
+- the server's own time of each action request, from its request log (``POST
+  /rooms/<id>/actions 200 3.1ms``: arrival at the app to the answer), p50/p99 beside the
+  client's round trip;
+- resident memory of the tree when idle (after ``WARM_UP_ROOMS`` tiny games, not counted) and
+  at its peak (sampled every 0.5 s), the growth divided by the most WebSockets open at once:
+  KB per connection, an upper bound (the rooms' and threads' growth is in it too);
+- the machine's 1-minute load average during the run (the server and this client share it).
+
+``--rooms 200,500,1000`` runs each size in turn (a fresh server each) and ends with one table
+(rooms × pace × p50/p99 × actions/s × server CPU/action × RSS/connection) and the largest
+run that kept action p99 ≤ 100 ms with nothing lost and no 5xx; ``--find-max-rooms`` then
+looks further (doubling until a run fails, then halving the gap). ``--compare DIR`` runs each
+size on the server of another source tree too (a checkout with its own ``.venv``, e.g. the
+commit before a change), alternating which goes first, and prints both rows and the ratios.
+
     .venv/bin/python bench/load.py                   # 200 rooms on a local server it starts
     .venv/bin/python bench/load.py --rooms 20 --pace 1:3
+    .venv/bin/python bench/load.py --rooms 200,500,1000 --pace 2:8 --compare ../before
+    .venv/bin/python bench/load.py --rooms 200 --pace 2:8 --find-max-rooms
     .venv/bin/python bench/load.py --url http://127.0.0.1:8000    # a running server
     .venv/bin/python bench/load.py --url https://abc.execute-api.eu-west-1.amazonaws.com/api \\
         --ws-url wss://def.execute-api.eu-west-1.amazonaws.com/api  # a deployed stack
