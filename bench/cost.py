@@ -26,6 +26,15 @@ engine's bot policy on their own view; each deadline that passes is ticked by ev
 client, as the web client does (``--no-client-ticks``: the Scheduler's wake-up fires instead).
 Prices come from ``bench/prices.json`` (region, date, editable).
 
+After the table it prints the api Lambda's duration per human action (``POST
+/rooms/{id}/actions``): warm, the median over every action of the run but the process's first;
+cold, a fresh interpreter (``--cold-probe``, ``--cold-runs`` of them) that restores the table
+of a room at its first human action on moto, then times ``import app`` and that one action
+through the app's own AWS wiring, as a new Lambda container would serve it. Both are code time
+(moto's time taken out) plus each AWS call's modelled latency, and both say how many times
+the action read the room item and wrote it conditionally (one and one is the design: any
+other count is a regression).
+
     .venv/bin/python bench/cost.py                 # the table, 3 games per shape
     .venv/bin/python bench/cost.py --games 10 --markdown    # what docs/DEPLOY.md holds
 
@@ -52,7 +61,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _common import count_settings, item_size
+from _common import count_settings, item_size, percentile
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
@@ -172,6 +181,25 @@ class Counts:
         return out
 
 
+def is_room_key(key: dict[str, Any]) -> bool:
+    """Whether a DynamoDB key names a room item (``ROOM#<id>`` / ``ROOM``)."""
+    pk, sk = key.get("pk") or {}, key.get("sk") or {}
+    return sk.get("S") == "ROOM" and str(pk.get("S", "")).startswith("ROOM#")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One Lambda invocation's measured duration and its room I/O."""
+
+    handler: str
+    kind: str  # "action" for a human's POST /rooms/<id>/actions, else the route or event
+    code_ms: float  # measured code time alone (moto's time taken out)
+    billed_ms: int  # code time + modelled AWS latency, rounded up to 1 ms
+    room_reads: int
+    room_writes: int  # conditional writes of the room item
+    unconditional_room_writes: int
+
+
 class Meter:
     """botocore hooks that count every DynamoDB and Scheduler call of the adapters' clients."""
 
@@ -180,6 +208,7 @@ class Meter:
         self.table = table
         self.counts = Counts()
         self.calls: Counter[str] = Counter()  # AWS calls of the running invocation, by service
+        self.room_io: Counter[str] = Counter()  # its room reads and conditional room writes
         self.excluded = 0.0  # seconds inside AWS calls and this meter, in the running invocation
 
     def attach(self, client: Any, service: str) -> None:
@@ -193,7 +222,7 @@ class Meter:
 
     @staticmethod
     def _key(item: dict[str, Any]) -> dict[str, Any]:
-        return {"pk": item["pk"], "sk": item["sk"]}
+        return {"pk": item.get("pk"), "sk": item.get("sk")}
 
     def _write_keys(self, name: str, params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         """(kind, key) of every item a write touches."""
@@ -218,6 +247,18 @@ class Meter:
             return keys
         return []
 
+    def _note_room_io(self, name: str, params: dict[str, Any]) -> None:
+        """Count a read of a room item (``read``) and a conditional write of one (``write``)."""
+        if name == "GetItem" and is_room_key(params.get("Key") or {}):
+            self.room_io["read"] += 1
+        bodies = [params] if name in ("UpdateItem", "PutItem", "DeleteItem") else []
+        if name == "TransactWriteItems":
+            bodies = [body for entry in params["TransactItems"] for body in entry.values()]
+        for body in bodies:
+            key = body["Key"] if "Key" in body else self._key(body.get("Item") or {})
+            if is_room_key(key):
+                self.room_io["write" if "ConditionExpression" in body else "unconditional"] += 1
+
     def _before(
         self, params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any
     ) -> None:
@@ -226,6 +267,7 @@ class Meter:
         self.calls[service] += 1
         context["meter_t0"] = t0
         if service == "dynamodb":
+            self._note_room_io(model.name, params)
             keys = self._write_keys(model.name, params)
             context["meter_before"] = [(kind, key, self._get(key)) for kind, key in keys]
             context["meter_params"] = params
@@ -238,7 +280,7 @@ class Meter:
         service = model.service_model.service_name
         if service == "scheduler":
             c.scheduler_calls += 1
-        else:
+        elif service == "dynamodb":
             self._count_dynamodb(model.name, context.get("meter_params") or {}, parsed, context)
         self.excluded += time.perf_counter() - start
 
@@ -451,6 +493,7 @@ class Bench:
             logging.getLogger().addHandler(self.handler)
             logging.getLogger().setLevel(logging.INFO)
         self.connection_seq = 0
+        self.invocations: list[Invocation] = []
 
     def close(self) -> None:
         """Undo the global wiring and logging."""
@@ -465,10 +508,12 @@ class Bench:
     # invocations ---------------------------------------------------------------------------
 
     @contextmanager
-    def invocation(self, handler: str) -> Iterator[None]:
-        """One Lambda invocation: code time measured, AWS calls' latency modelled, rounded up."""
+    def invocation(self, handler: str, kind: str = "") -> Iterator[None]:
+        """One Lambda invocation: code time measured, AWS calls' latency modelled, rounded up;
+        noted in ``invocations`` with its room reads and writes."""
         m = self.meter
         m.calls.clear()
+        m.room_io.clear()
         m.excluded = 0.0
         t0 = time.perf_counter()
         try:
@@ -480,16 +525,29 @@ class Bench:
             c = m.counts
             c.lambda_invocations += 1
             c.code_ms += code_ms
-            c.lambda_ms += math.ceil(code_ms + aws_ms)
+            billed = math.ceil(code_ms + aws_ms)
+            c.lambda_ms += billed
             c.log_bytes += self.log_per_invocation
             c.by_handler[handler] += 1
+            self.invocations.append(
+                Invocation(
+                    handler,
+                    kind or handler,
+                    code_ms,
+                    billed,
+                    m.room_io["read"],
+                    m.room_io["write"],
+                    m.room_io["unconditional"],
+                )
+            )
 
     def rest(self, method: str, path: str, token: str | None, body: Any = None) -> tuple[int, Any]:
         """One REST request through API Gateway and the api Lambda."""
         headers = {"Content-Type": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        with self.invocation("api_handler"):
+        kind = "action" if method == "POST" and path.endswith("/actions") else f"{method} {path}"
+        with self.invocation("api_handler", kind):
             resp = getattr(self.client.http, method.lower())(
                 path, headers=headers, body=json.dumps(body) if body is not None else None
             )
@@ -545,8 +603,11 @@ class Bench:
 
     # one game -------------------------------------------------------------------------------
 
-    def play(self, shape: Shape, seed: int) -> Counts:
-        """One whole game of ``shape``; its counts."""
+    def play(
+        self, shape: Shape, seed: int, stop_before: Callable[[str, str, Any], bool] | None = None
+    ) -> Counts:
+        """One whole game of ``shape``; its counts. ``stop_before(path, token, action)`` is
+        asked before each human action is sent: when it answers True the game stops there."""
         from chalicelib.engine.dice import SeededRoller
         from chalicelib.engine.systems import rule_system
 
@@ -628,6 +689,10 @@ class Bench:
                 assert actor is not None
                 self.clock.now = act_at
                 action = rules.bot_action(views[actor], "strong", memories[actor], rollers[actor])
+                if stop_before is not None and stop_before(
+                    f"/rooms/{rid}/actions", tokens[actor], action
+                ):
+                    return meter.counts
                 status, answer = self.rest("POST", f"/rooms/{rid}/actions", tokens[actor], action)
                 assert status == 200, answer
                 meter.counts.player_actions += 1
@@ -660,6 +725,127 @@ class Bench:
         for key in [k for k in self.pending if k[0] == rid]:
             self.pending.pop(key)  # a finished room's last wake-up was cancelled or is stale
         return meter.counts
+
+
+# --- a cold start: a fresh interpreter serves one action ------------------------------------------
+
+
+def latency_ms(latency: dict[str, float], calls: Counter[str]) -> float:
+    """The modelled in-region latency of ``calls`` (by service; a push is
+    ``post_to_connection``, whether counted by name or as its service's call)."""
+    alias = {"apigatewaymanagementapi": "post_to_connection"}
+    return sum(latency.get(alias.get(service, service), 0) * n for service, n in calls.items())
+
+
+def cold_snapshot(bench: Bench, shape: Shape, seed: int = 1) -> dict[str, Any]:
+    """A room of ``shape`` at its first human action, played through the app like every game:
+    the table (its schema and every item), the action's path, token and body."""
+    found: dict[str, Any] = {}
+
+    def stop(path: str, token: str, action: Any) -> bool:
+        found.update(path=path, token=token, action=action)
+        return True
+
+    bench.play(shape, seed, stop_before=stop)
+    if not found:
+        raise RuntimeError(f"{shape.label}: no human action to stop before")
+    raw = bench.meter.raw
+    table = raw.describe_table(TableName=TABLE)["Table"]
+    schema: dict[str, Any] = {
+        "TableName": TABLE,
+        "KeySchema": table["KeySchema"],
+        "AttributeDefinitions": table["AttributeDefinitions"],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    if table.get("GlobalSecondaryIndexes"):
+        schema["GlobalSecondaryIndexes"] = [
+            {k: index[k] for k in ("IndexName", "KeySchema", "Projection")}
+            for index in table["GlobalSecondaryIndexes"]
+        ]
+    items: list[dict[str, Any]] = []
+    for page in raw.get_paginator("scan").paginate(TableName=TABLE):
+        items += page["Items"]
+    return {"schema": schema, "items": items, **found}
+
+
+def cold_probe(snapshot_file: Path) -> dict[str, Any]:
+    """In a fresh interpreter (``--cold-probe``): the table restored on moto, then ``import
+    app`` and the one action through the app's own AWS wiring, as a new Lambda container
+    serves its first request. Times in ms: ``init`` (the import), ``first`` (the request,
+    moto's time taken out) and ``billed`` (both, plus each AWS call's modelled latency);
+    the room reads and conditional writes it made."""
+    import pickle
+
+    data = pickle.loads(snapshot_file.read_bytes())
+    os.environ.update(COLD_ENV)
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        raw = boto3.client("dynamodb", region_name=REGION)
+        raw.create_table(**data["schema"])
+        for item in data["items"]:
+            raw.put_item(TableName=TABLE, Item=item)
+        meter = Meter(raw, TABLE)
+        session = boto3._get_default_session()  # the app's clients are made from it
+        for service in ("dynamodb", "scheduler", "apigatewaymanagementapi"):
+            session.events.register(f"provide-client-params.{service}", meter._before)
+            session.events.register(f"after-call.{service}", meter._after)
+        from chalice.test import Client  # the test harness only: not part of the cold start
+
+        sink = io.StringIO()
+        with redirect_stdout(sink):
+            t0 = time.perf_counter()
+            import app as app_module
+
+            init_ms = (time.perf_counter() - t0) * 1000
+            client = Client(app_module.app)
+            meter.calls.clear()
+            meter.excluded = 0.0
+            t1 = time.perf_counter()
+            resp = client.http.post(
+                data["path"],
+                headers={
+                    "Content-Type": "application/json",
+                    "Authorization": f"Bearer {data['token']}",
+                },
+                body=json.dumps(data["action"]),
+            )
+            first_ms = (time.perf_counter() - t1 - meter.excluded) * 1000
+        latency = load_prices()["assumptions"]["aws_call_latency_ms"]
+        return {
+            "status": resp.status_code,
+            "init_ms": init_ms,
+            "first_ms": first_ms,
+            "billed_ms": math.ceil(init_ms + first_ms + latency_ms(latency, meter.calls)),
+            "room_reads": meter.room_io["read"],
+            "room_writes": meter.room_io["write"],
+            "calls": dict(meter.calls),
+        }
+
+
+def run_cold(snapshot: dict[str, Any], runs: int = 1) -> list[dict[str, Any]]:
+    """``runs`` cold probes of one snapshot, each in a fresh interpreter (this Python)."""
+    import pickle
+    import subprocess
+    import tempfile
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="liars-cold-") as folder:
+        path = Path(folder) / "snapshot.pickle"
+        path.write_bytes(pickle.dumps(snapshot))
+        for _ in range(runs):
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--cold-probe", str(path)],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if done.returncode != 0:
+                raise RuntimeError(f"the cold probe failed: {done.stderr[-2000:]}")
+            results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return results
 
 
 # --- prices -------------------------------------------------------------------------------------
@@ -718,6 +904,7 @@ class ShapeResult:
     games: int
     per_game: Counts
     rows: list[tuple[str, float, float, str]]
+    invocations: list[Invocation] = field(default_factory=list)
 
     @property
     def total(self) -> float:
@@ -741,25 +928,41 @@ def run(
     """Play ``games`` games of every shape on a fresh moto backend; the averaged results."""
     from moto import mock_aws
 
+    prices = prices or load_prices()
+    results = []
+    with bench_env(), mock_aws():
+        bench = Bench(pace_ms, client_ticks, prices)
+        try:
+            for shape in shapes:
+                total = Counts()
+                first = len(bench.invocations)
+                for g in range(games):
+                    total.add(bench.play(shape, seed=g + 1))
+                per_game = total.scaled(1 / games)
+                results.append(
+                    ShapeResult(
+                        shape,
+                        games,
+                        per_game,
+                        breakdown(per_game, prices),
+                        bench.invocations[first:],
+                    )
+                )
+        finally:
+            bench.close()
+    return results
+
+
+@contextmanager
+def bench_env() -> Iterator[None]:
+    """The bench's AWS and app environment (``ENV``), undone after."""
     from chalicelib.settings import reset_settings
 
-    prices = prices or load_prices()
     saved = {k: os.environ.get(k) for k in ENV}
     os.environ.update(ENV)
     reset_settings()
-    results = []
     try:
-        with mock_aws():
-            bench = Bench(pace_ms, client_ticks, prices)
-            try:
-                for shape in shapes:
-                    total = Counts()
-                    for g in range(games):
-                        total.add(bench.play(shape, seed=g + 1))
-                    per_game = total.scaled(1 / games)
-                    results.append(ShapeResult(shape, games, per_game, breakdown(per_game, prices)))
-            finally:
-                bench.close()
+        yield
     finally:
         for k, v in saved.items():
             if v is None:
@@ -767,7 +970,75 @@ def run(
             else:
                 os.environ[k] = v
         reset_settings()
-    return results
+
+
+def measure_cold(shape: Shape, runs: int = 3, pace_ms: int = 4000) -> list[dict[str, Any]]:
+    """A room of ``shape`` brought to its first human action on moto, then ``runs`` cold
+    probes of that action, each in a fresh interpreter (``cold_probe``)."""
+    from moto import mock_aws
+
+    with bench_env(), mock_aws():
+        bench = Bench(pace_ms, True, load_prices())
+        try:
+            snapshot = cold_snapshot(bench, shape)
+        finally:
+            bench.close()
+    return run_cold(snapshot, runs)
+
+
+def warm_actions(results: list[ShapeResult]) -> list[Invocation]:
+    """Every human action's invocation after the process's first one (which loads what only
+    an action needs: not warm)."""
+    actions = [i for r in results for i in r.invocations if i.kind == "action"]
+    return actions[1:]
+
+
+def duration_lines(
+    results: list[ShapeResult], cold: list[dict[str, Any]], cold_shape: str
+) -> list[str]:
+    """The api Lambda's duration per human action, warm and cold, and its room I/O."""
+    import statistics
+
+    warm = warm_actions(results)
+    lines = [
+        "Lambda duration per human action (POST /rooms/{id}/actions in the api Lambda: its code"
+        " time measured with moto's time taken out, plus each AWS call's modelled latency from"
+        " bench/prices.json, rounded up to 1 ms as billed):"
+    ]
+    if warm:
+        code = [i.code_ms for i in warm]
+        billed = [float(i.billed_ms) for i in warm]
+        lines.append(
+            f"  warm: median {statistics.median(billed):.0f} ms billed, of which AWS calls "
+            f"(modelled) {statistics.median(b - c for b, c in zip(billed, code, strict=True)):.0f}"
+            f" ms; code p50 {percentile(code, 50):.1f} ms, p99 {percentile(code, 99):.1f} ms; "
+            f"over {len(warm)} actions of {len(results)} shape(s)"
+        )
+        reads = sum(i.room_reads for i in warm) / len(warm)
+        writes = sum(i.room_writes for i in warm) / len(warm)
+        other = sum(i.unconditional_room_writes for i in warm)
+        lines.append(
+            f"  room item per human action: {reads:.2f} reads, {writes:.2f} conditional writes"
+            f" ({other} unconditional), from {min(i.room_reads for i in warm)}–"
+            f"{max(i.room_reads for i in warm)} reads and {min(i.room_writes for i in warm)}–"
+            f"{max(i.room_writes for i in warm)} writes each"
+        )
+    if cold:
+        ok = [c for c in cold if c["status"] == 200]
+        if ok:
+            init = statistics.median(c["init_ms"] for c in ok)
+            first = statistics.median(c["first_ms"] for c in ok)
+            billed = statistics.median(c["billed_ms"] for c in ok)
+            lines.append(
+                f"  cold ({cold_shape}; median of {len(ok)} fresh interpreters): import app "
+                f"{init:.0f} ms + first action {first:.0f} ms of code = {billed:.0f} ms billed; "
+                f"room reads {sorted({c['room_reads'] for c in ok})}, conditional writes "
+                f"{sorted({c['room_writes'] for c in ok})} (boto3 is loaded before the clock "
+                f"starts, for moto: bench/coldstart.py times import app against import boto3)"
+            )
+        if len(ok) < len(cold):
+            lines.append(f"  cold: {len(cold) - len(ok)} probe(s) were refused: {cold}")
+    return lines
 
 
 ENV = {
@@ -780,6 +1051,8 @@ ENV = {
     "TABLE_NAME": TABLE,
     "WEBSOCKET_API_ID": "bench",
 }
+COLD_ENV = {**ENV, "TIMER_FUNCTION_ARN": TIMER_ARN, "SCHEDULER_ROLE_ARN": ROLE_ARN}
+"""What a deployed api Lambda's environment holds (the cold probe builds its own wiring)."""
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -909,6 +1182,13 @@ def main(argv: list[str] | None = None) -> int:
         "--no-client-ticks", action="store_true", help="no client ticks: Scheduler wake-ups fire"
     )
     parser.add_argument("--markdown", action="store_true", help="print the docs/DEPLOY.md section")
+    parser.add_argument("--cold-probe", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--cold-runs",
+        type=int,
+        default=3,
+        help="fresh interpreters serving one first action each (default 3; 0: none)",
+    )
     parser.add_argument(
         "--check-docs", action="store_true", help="check docs/DEPLOY.md's block, play nothing"
     )
@@ -918,6 +1198,9 @@ def main(argv: list[str] | None = None) -> int:
         help="only shapes whose label contains one of these comma-separated words",
     )
     args = parser.parse_args(argv)
+    if args.cold_probe:
+        print(json.dumps(cold_probe(args.cold_probe)))
+        return 0
     if args.check_docs:
         problems = doc_problems((REPO / "docs" / "DEPLOY.md").read_text())
         for problem in problems:
@@ -935,8 +1218,12 @@ def main(argv: list[str] | None = None) -> int:
             f" --games {args.games}" if args.games != 3 else ""
         )
         print(markdown(results, prices, command))
-    else:
-        print(text_table(results, prices))
+        return 0
+    print(text_table(results, prices))
+    cold_shape = next((s for s in shapes if s.label == REFERENCE), shapes[0])
+    cold = measure_cold(cold_shape, args.cold_runs) if args.cold_runs > 0 else []
+    for line in duration_lines(results, cold, cold_shape.label):
+        print(line)
     return 0
 
 

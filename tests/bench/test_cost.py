@@ -104,3 +104,52 @@ def test_docs_deploy_holds_the_cost_table_in_the_bench_format(tiny: cost.ShapeRe
     # the check can fail: a table from another set of shapes does not match
     other = cost.markdown([tiny], cost.load_prices(), "python bench/cost.py")
     assert cost.doc_problems(other) != []
+
+
+def test_each_human_action_reads_the_room_once_and_writes_it_once_conditionally(
+    tiny: cost.ShapeResult,
+) -> None:
+    actions = [i for i in tiny.invocations if i.kind == "action"]
+    assert len(actions) == tiny.per_game.player_actions > 0
+    for invocation in actions:
+        assert (invocation.room_reads, invocation.room_writes) == (1, 1), invocation
+        assert invocation.unconditional_room_writes == 0
+        assert invocation.billed_ms >= invocation.code_ms > 0
+    # the other invocations are there too (sign-up is not counted, the room's creation is)
+    assert any(i.kind == "POST /rooms" for i in tiny.invocations)
+    # (twice: the process's first action is left out of the warm ones)
+    lines = cost.duration_lines([tiny, tiny], [], "")
+    assert any("1.00 reads, 1.00 conditional writes" in line for line in lines)
+    assert any(line.strip().startswith("warm: median") for line in lines)
+
+
+def test_room_io_counts_reads_and_conditional_writes_of_the_room_item_only() -> None:
+    meter = cost.Meter(raw_dynamodb=None, table="t")
+    room = {"pk": {"S": "ROOM#r1"}, "sk": {"S": "ROOM"}}
+    seat = {"pk": {"S": "USER#u1"}, "sk": {"S": "SEAT#r1"}}
+    meter._note_room_io("GetItem", {"Key": room})
+    meter._note_room_io("GetItem", {"Key": seat})
+    meter._note_room_io(
+        "TransactWriteItems",
+        {
+            "TransactItems": [
+                {"Update": {"Key": room, "ConditionExpression": "version = :expected"}},
+                {"Put": {"Item": {**seat, "x": {"S": "y"}}}},
+            ]
+        },
+    )
+    meter._note_room_io("UpdateItem", {"Key": room})  # not conditional
+    assert meter.room_io == {"read": 1, "write": 1, "unconditional": 1}
+    assert cost.is_room_key(room) and not cost.is_room_key(seat)
+
+
+def test_a_fresh_interpreter_serves_the_first_action_with_one_read_and_one_write() -> None:
+    shape = cost.Shape("2 players: 1 human + 1 bot", humans=1, bots=1, dice=1)
+    (probe,) = cost.measure_cold(shape, runs=1)
+    assert probe["status"] == 200
+    assert (probe["room_reads"], probe["room_writes"]) == (1, 1)
+    assert probe["init_ms"] > 0 and probe["first_ms"] > 0
+    assert probe["billed_ms"] >= probe["init_ms"] + probe["first_ms"]
+    assert probe["calls"]["dynamodb"] >= 2  # the read and the write at least
+    lines = cost.duration_lines([], [probe], shape.label)
+    assert any("cold (2 players" in line and "room reads [1]" in line for line in lines)
