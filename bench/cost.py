@@ -34,6 +34,8 @@ through the app's own AWS wiring, as a new Lambda container would serve it. Both
 (moto's time taken out) plus each AWS call's modelled latency, and both say how many times
 the action read the room item and wrote it conditionally (one and one is the design: any
 other count is a regression).
+Beside them, the same handler's time per action on the local server's store (the same games
+on SQLite in memory, in-process, without HTTP).
 
     .venv/bin/python bench/cost.py                 # the table, 3 games per shape
     .venv/bin/python bench/cost.py --games 10 --markdown    # what docs/DEPLOY.md holds
@@ -428,7 +430,11 @@ def parse_iso(text: str | None) -> int | None:
 class Bench:
     """The app on moto, with counting hooks, a virtual clock and recording timers."""
 
-    def __init__(self, pace_ms: int, client_ticks: bool, prices: dict[str, Any]) -> None:
+    def __init__(
+        self, pace_ms: int, client_ticks: bool, prices: dict[str, Any], storage: str = "dynamodb"
+    ) -> None:
+        """The app wired to DynamoDB on moto (``storage="dynamodb"``), or to the local server's
+        store, SQLite in memory (``"sqlite"``: the same handlers, no DynamoDB call to count)."""
         import boto3
         from chalice.test import Client
 
@@ -443,10 +449,16 @@ class Bench:
         self.client_ticks = client_ticks
         self.latency = prices["assumptions"]["aws_call_latency_ms"]
         self.log_per_invocation = prices["assumptions"]["log_bytes_per_invocation"]
-        store = DynamoStore(TABLE, REGION)
-        store.ensure_table()
         self.meter = meter = Meter(boto3.client("dynamodb", region_name=REGION), TABLE)
-        meter.attach(store.client, "dynamodb")
+        store: Any
+        if storage == "sqlite":
+            from chalicelib.adapters.sqlite import SqliteStore
+
+            store = SqliteStore(":memory:")
+        else:
+            store = DynamoStore(TABLE, REGION)
+            store.ensure_table()
+            meter.attach(store.client, "dynamodb")
         bench = self
 
         class RecordingTimers(SchedulerTimers):
@@ -924,14 +936,16 @@ def run(
     pace_ms: int = 4000,
     client_ticks: bool = True,
     prices: dict[str, Any] | None = None,
+    storage: str = "dynamodb",
 ) -> list[ShapeResult]:
-    """Play ``games`` games of every shape on a fresh moto backend; the averaged results."""
+    """Play ``games`` games of every shape on a fresh moto backend; the averaged results.
+    (``storage="sqlite"``: on the local server's store instead, for its handler times.)"""
     from moto import mock_aws
 
     prices = prices or load_prices()
     results = []
     with bench_env(), mock_aws():
-        bench = Bench(pace_ms, client_ticks, prices)
+        bench = Bench(pace_ms, client_ticks, prices, storage)
         try:
             for shape in shapes:
                 total = Counts()
@@ -994,9 +1008,13 @@ def warm_actions(results: list[ShapeResult]) -> list[Invocation]:
 
 
 def duration_lines(
-    results: list[ShapeResult], cold: list[dict[str, Any]], cold_shape: str
+    results: list[ShapeResult],
+    cold: list[dict[str, Any]],
+    cold_shape: str,
+    local: list[ShapeResult] | None = None,
 ) -> list[str]:
-    """The api Lambda's duration per human action, warm and cold, and its room I/O."""
+    """The api Lambda's duration per human action, warm and cold, and its room I/O; with
+    ``local``, the same handler's time per action on the local server's store beside it."""
     import statistics
 
     warm = warm_actions(results)
@@ -1038,6 +1056,15 @@ def duration_lines(
             )
         if len(ok) < len(cold):
             lines.append(f"  cold: {len(cold) - len(ok)} probe(s) were refused: {cold}")
+    on_sqlite = warm_actions(local or [])
+    if on_sqlite:
+        code = [i.code_ms for i in on_sqlite]
+        lines.append(
+            f"  local, beside it: the same handler on the local server's store (SQLite in "
+            f"memory, in-process, no HTTP): p50 {percentile(code, 50):.1f} ms, p99 "
+            f"{percentile(code, 99):.1f} ms per action over {len(on_sqlite)} actions "
+            f"(bench/load.py and bench/local.py measure the whole local server)"
+        )
     return lines
 
 
@@ -1222,7 +1249,10 @@ def main(argv: list[str] | None = None) -> int:
     print(text_table(results, prices))
     cold_shape = next((s for s in shapes if s.label == REFERENCE), shapes[0])
     cold = measure_cold(cold_shape, args.cold_runs) if args.cold_runs > 0 else []
-    for line in duration_lines(results, cold, cold_shape.label):
+    local = run(
+        shapes, args.games, int(args.pace * 1000), not args.no_client_ticks, prices, "sqlite"
+    )
+    for line in duration_lines(results, cold, cold_shape.label, local):
         print(line)
     return 0
 

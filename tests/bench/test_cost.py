@@ -153,3 +153,16 @@ def test_a_fresh_interpreter_serves_the_first_action_with_one_read_and_one_write
     assert probe["calls"]["dynamodb"] >= 2  # the read and the write at least
     lines = cost.duration_lines([], [probe], shape.label)
     assert any("cold (2 players" in line and "room reads [1]" in line for line in lines)
+
+
+def test_the_same_handler_on_the_local_store_is_printed_beside_the_lambdas(
+    tiny: cost.ShapeResult,
+) -> None:
+    shape = cost.Shape("2 players: 1 human + 1 bot", humans=1, bots=1, dice=1)
+    (local,) = cost.run((shape,), games=1, storage="sqlite")
+    actions = [i for i in local.invocations if i.kind == "action"]
+    assert len(actions) == local.per_game.player_actions > 0
+    assert local.per_game.room_writes == 0  # no DynamoDB: nothing of the room counted there
+    lines = cost.duration_lines([tiny, tiny], [], "", [local, local])
+    assert any(line.strip().startswith("local, beside it:") for line in lines)
+    assert not any("local" in line for line in cost.duration_lines([tiny, tiny], [], ""))
