@@ -756,11 +756,26 @@ class Report:
     records: list[RoomRecord]
     problems: list[Problem]
     elapsed: float
+    loop_lag_ms: list[float] = field(default_factory=list)
+    """How late the client's event loop woke a ``LAG_PROBE_SECONDS`` sleep, each time: when
+    it is large, the client's own turn is in its latencies, not only the server's."""
 
     @property
     def lost_updates(self) -> int:
         """How many problems are lost updates."""
         return sum(1 for p in self.problems if p.lost)
+
+
+LAG_PROBE_SECONDS = 0.1
+"""How often the client's event loop is checked for lateness during a run."""
+
+
+async def probe_loop_lag(lags: list[float]) -> None:
+    """Until cancelled: sleep ``LAG_PROBE_SECONDS`` and note how late (ms) the loop woke."""
+    while True:
+        asked = time.perf_counter()
+        await asyncio.sleep(LAG_PROBE_SECONDS)
+        lags.append(max(0.0, (time.perf_counter() - asked - LAG_PROBE_SECONDS) * 1000))
 
 
 async def run_load(cfg: Config, gauge: Gauge | None = None) -> Report:
@@ -775,16 +790,21 @@ async def run_load(cfg: Config, gauge: Gauge | None = None) -> Report:
     )
     timeout = httpx.Timeout(cfg.request_timeout)
     started = time.perf_counter()
+    lags: list[float] = []
+    lag_probe = asyncio.create_task(probe_loop_lag(lags))
     async with httpx.AsyncClient(base_url=cfg.base_url, limits=limits, timeout=timeout) as http:
 
         async def one(index: int) -> RoomRecord:
             await asyncio.sleep(cfg.ramp_seconds * index / max(1, cfg.rooms))
             return await RoomRun(cfg, http, make_plan(index, cfg), gauge).run()
 
-        records = await asyncio.gather(*(one(i) for i in range(cfg.rooms)))
+        try:
+            records = await asyncio.gather(*(one(i) for i in range(cfg.rooms)))
+        finally:
+            lag_probe.cancel()
     elapsed = time.perf_counter() - started
     problems = [p for rec in records for p in check_room(rec)]
-    return Report(list(records), problems, elapsed)
+    return Report(list(records), problems, elapsed, lags)
 
 
 def push_delays(rec: RoomRecord) -> tuple[list[float], list[float]]:
@@ -837,6 +857,8 @@ def summary_lines(report: Report, cfg: Config) -> list[str]:
         f"p99 {percentile(answer_d, 99):.1f} ms; after the request: p50 "
         f"{percentile(send_d, 50):.1f} ms, p99 {percentile(send_d, 99):.1f} ms",
         f"5xx / transport errors: {sum(len(r.server_errors) for r in recs)}",
+        f"bench client event-loop lag: p50 {percentile(report.loop_lag_ms, 50):.1f} ms, p99 "
+        f"{percentile(report.loop_lag_ms, 99):.1f} ms (its own turn, in every client figure)",
         f"problems: {len(report.problems)}"
         + (f" ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})" if kinds else ""),
         f"lost updates: {report.lost_updates}",
@@ -1047,6 +1069,7 @@ class Row:
     errors: int
     problems: int
     load_average: float
+    client_lag_p99: float = float("nan")
 
     @property
     def rate(self) -> float:
@@ -1100,6 +1123,7 @@ def make_row(
         errors=sum(len(r.server_errors) for r in recs),
         problems=len(report.problems),
         load_average=server.load_average if server else nan,
+        client_lag_p99=percentile(report.loop_lag_ms, 99),
     )
 
 
@@ -1128,7 +1152,7 @@ def pace_text(pace: tuple[float, float]) -> str:
 TABLE_HEAD = (
     "| rooms | pace | tree | finished | actions/s | p50 ms | p99 ms | server p50 | server p99 "
     "| push p99 ms | server CPU ms/action | server CPU ms/push | client CPU ms/action "
-    "| RSS idle→peak MB | WS open | RSS KB/WS | lost | 5xx | load avg |"
+    "| RSS idle→peak MB | WS open | RSS KB/WS | lost | 5xx | load avg | client lag p99 |"
 )
 
 
@@ -1144,7 +1168,8 @@ def table_lines(rows: list[Row]) -> list[str]:
             f"| {r.push_p99:.0f} | {r.server_cpu_ms_per_action:.2f} "
             f"| {r.server_cpu_ms_per_push:.2f} | {r.client_cpu_ms_per_action:.2f} "
             f"| {r.idle_rss_mb:.0f}→{r.peak_rss_mb:.0f} | {r.open_peak} "
-            f"| {r.rss_kb_per_connection:.0f} | {r.lost} | {r.errors} | {r.load_average:.1f} |"
+            f"| {r.rss_kb_per_connection:.0f} | {r.lost} | {r.errors} | {r.load_average:.1f} "
+            f"| {r.client_lag_p99:.0f} |"
         )
     for r in rows:
         old = next((o for o in rows if o.label and o.rooms == r.rooms and o.pace == r.pace), None)

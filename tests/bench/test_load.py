@@ -197,6 +197,13 @@ def test_the_server_log_of_the_run_holds_each_action_request_once(run: Run) -> N
     assert all(ms >= 0 for ms in run.log.action_ms)
 
 
+def test_the_clients_event_loop_lag_is_sampled_through_the_run(run: Run) -> None:
+    lags = run.report.loop_lag_ms
+    # one sample per probe interval, about (the run lasts a second or more)
+    assert 1 <= len(lags) <= run.report.elapsed / load.LAG_PROBE_SECONDS + 1
+    assert all(lag >= 0 for lag in lags)
+
+
 def test_the_gauge_saw_the_connections_open_and_all_closed(run: Run) -> None:
     conns = sum(len(r.conns) for r in run.report.records)
     assert 1 <= run.gauge.peak <= conns
@@ -231,6 +238,7 @@ def test_a_row_divides_the_servers_cpu_and_memory_by_what_the_run_did(run: Run) 
     assert math.isnan(without.server_cpu_ms_per_action)
     lines = load.table_lines([row, load.make_row(report, cfg, "@before", server, 1.5, 8)])
     assert lines[0] == load.TABLE_HEAD
+    assert lines[1].count("|") == lines[0].count("|") == lines[2].count("|")
     assert sum(line.startswith(f"| {row.rooms} |") for line in lines) == 2
     assert any("now / before: actions/s ×1.00" in line for line in lines)
 
