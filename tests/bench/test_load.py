@@ -241,6 +241,11 @@ def test_a_row_divides_the_servers_cpu_and_memory_by_what_the_run_did(run: Run) 
     assert lines[1].count("|") == lines[0].count("|") == lines[2].count("|")
     assert sum(line.startswith(f"| {row.rooms} |") for line in lines) == 2
     assert any("now / before: actions/s ×1.00" in line for line in lines)
+    # two sizes of one tree: the memory one more connection adds, fixed growth left out
+    bigger = copy.copy(row)
+    bigger.rooms, bigger.open_peak, bigger.peak_rss_mb = row.rooms * 2, 28, row.peak_rss_mb + 10
+    (marginal,) = [line for line in load.table_lines([row, bigger]) if "between runs" in line]
+    assert f"{10 * 1024 / 20:.0f} KB" in marginal
 
 
 def test_a_lost_update_or_a_slow_p99_is_not_carried(run: Run) -> None:
