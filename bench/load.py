@@ -1189,12 +1189,13 @@ def table_lines(rows: list[Row]) -> list[str]:
         small, large = min(mine, key=lambda r: r.open_peak), max(mine, key=lambda r: r.open_peak)
         if large.open_peak > small.open_peak and large.pace == small.pace:
             # what one more connection (and its share of rooms) adds, without the fixed growth
-            marginal = (large.peak_rss_mb - small.peak_rss_mb) * 1024
+            grown = [r.peak_rss_mb - r.idle_rss_mb for r in (small, large)]
+            marginal = (grown[1] - grown[0]) * 1024
             lines.append(
                 f"RSS per WebSocket between runs ({name}, {small.rooms} → {large.rooms} rooms): "
-                f"{marginal / (large.open_peak - small.open_peak):.0f} KB (peak RSS "
-                f"{small.peak_rss_mb:.0f} → {large.peak_rss_mb:.0f} MB, open "
-                f"{small.open_peak} → {large.open_peak})"
+                f"{marginal / (large.open_peak - small.open_peak):.0f} KB (growth from idle "
+                f"{grown[0]:.0f} → {grown[1]:.0f} MB, open {small.open_peak} → "
+                f"{large.open_peak})"
             )
         carried = [r.rooms for r in mine if r.carried]
         most = f"{max(carried)} rooms" if carried else "none of the runs"

@@ -243,7 +243,8 @@ def test_a_row_divides_the_servers_cpu_and_memory_by_what_the_run_did(run: Run) 
     assert any("now / before: actions/s ×1.00" in line for line in lines)
     # two sizes of one tree: the memory one more connection adds, fixed growth left out
     bigger = copy.copy(row)
-    bigger.rooms, bigger.open_peak, bigger.peak_rss_mb = row.rooms * 2, 28, row.peak_rss_mb + 10
+    bigger.rooms, bigger.open_peak = row.rooms * 2, 28
+    bigger.idle_rss_mb, bigger.peak_rss_mb = row.idle_rss_mb + 5, row.peak_rss_mb + 15
     (marginal,) = [line for line in load.table_lines([row, bigger]) if "between runs" in line]
     assert f"{10 * 1024 / 20:.0f} KB" in marginal
 
