@@ -43,6 +43,7 @@ from ...bot_model import (
     call_rates,
     legal_raises,
     lowest_raise,
+    opening_pmf,
     pmf,
     read_view,
     tail_at,
@@ -359,8 +360,11 @@ class _Beliefs:
         bidder = seat.bidder
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
-            dist = bidder_pmf(memory, bidder, n_b, p)
             assert seat.current is not None  # a bidder made the current bid
+            if seat.opening:
+                dist = opening_pmf(memory, bidder, n_b, p, seat.current[0])
+            else:
+                dist = bidder_pmf(memory, bidder, n_b, p)
             self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
