@@ -180,6 +180,15 @@ class Tree:
         v = self.values(player, sigma, cv)
         return float(self.p[player] @ v[0])
 
+    def combine(self, mine: Strategy, theirs: Strategy, seat: int) -> Strategy:
+        """``seat``'s part of ``mine`` with the other seat's part of ``theirs``."""
+        par_mover = np.empty(self.N, np.int8)
+        par_mover[0] = -1
+        par_mover[1:] = 1 - self.mover[1:]
+        edge = np.where((par_mover == seat)[:, None], mine.edge, theirs.edge)
+        call = np.where((self.mover == seat)[:, None], mine.call, theirs.call)
+        return Strategy(edge, call)
+
     def exploitability(self, sigma: Strategy) -> float:
         """Mean of both best-response gains over the game value (utility units, ±1 payoffs)."""
         return (self.best_response(0, sigma) + self.best_response(1, sigma)) / 2
