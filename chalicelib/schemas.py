@@ -196,6 +196,8 @@ _ActionUnion = Annotated[
 class ActionBody(RootModel[_ActionUnion]):
     """POST /rooms/{room_id}/actions."""
 
+    model_config = ConfigDict(defer_build=True)  # as ``Request``: built on first use
+
 
 class ChatBody(Request):
     """POST /rooms/{room_id}/chat (the operator's length cap applies too)."""

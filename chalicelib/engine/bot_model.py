@@ -286,8 +286,11 @@ def opening_pmf(
     """``bidder_pmf`` for the round's opening bid of ``quantity``: with the player's learned
     cover rate they hold at least ``quantity`` of the face themselves (or all ``n`` dice),
     otherwise ``bidder_pmf``'s reading. A player who opens with what they hold (a plain,
-    readable habit, common at a real table) is believed; one who opens on air is not."""
+    readable habit, common at a real table) is believed; one who opens on air is not.
+    ``quantity`` 0: the bid is not the round's opening (``bidder_pmf`` alone)."""
     base = bidder_pmf(memory, player_id, n, p_milli)
+    if quantity <= 0:
+        return base
     cover = opening_cover(memory, player_id)
     return _covered(base, min(quantity, n), round(cover * 1000))
 

@@ -39,7 +39,6 @@ from ...bot_model import (
     CALL_BINS,
     DEFAULT_CALL_RATE,
     Seat,
-    bidder_pmf,
     call_rates,
     legal_raises,
     lowest_raise,
@@ -361,10 +360,7 @@ class _Beliefs:
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
             assert seat.current is not None  # a bidder made the current bid
-            if seat.opening:
-                dist = opening_pmf(memory, bidder, n_b, p, seat.current[0])
-            else:
-                dist = bidder_pmf(memory, bidder, n_b, p)
+            dist = opening_pmf(memory, bidder, n_b, p, seat.current[0] if seat.opening else 0)
             self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
