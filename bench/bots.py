@@ -12,7 +12,7 @@ target is met when the interval's **lower bound** reaches it. Suites:
   Poker Liar Dice and Perudo, heads-up and at 4 players (a system joins by its line in
   ``SYSTEMS``);
 - ``exploiters``: classic strong against bots built to exploit it (``always-call``,
-  ``always-bluff``, ``honest-reader``), heads-up;
+  ``always-bluff``, ``honest-reader``, ``air-opener``, ``switch-opener``), heads-up;
 - ``ladder``: strong against medium and medium against easy, heads-up, in every system.
 
 Then it times the strong bot's decisions per system at 10 players × 10 dice (Wild Stars seats
@@ -53,7 +53,7 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     "perudo": {"rules": "perudo", "starting_dice": 5},
 }
 """The rule systems beyond classic and the settings their rows play with."""
-EXPLOITERS = ("always-call", "always-bluff", "honest-reader")
+EXPLOITERS = ("always-call", "always-bluff", "honest-reader", "air-opener", "switch-opener")
 LADDER = (("strong", "medium"), ("medium", "easy"))
 
 

@@ -605,3 +605,16 @@ def test_strong_believes_an_opening_from_a_player_whose_openings_were_covered() 
     assert room.game is not None
     room.game.round_bids = [Bid("p2", 1, 2), Bid("p1", 1, 3), Bid("p2", 2, 5)]
     assert decide(room, "strong", covers) == decide(room, "strong", on_air)
+
+
+def test_the_opening_exploiters_open_on_air_and_the_switcher_only_late() -> None:
+    # bench-only: air-opener always opens on a face it holds none of; switch-opener opens with
+    # what it holds while more than SWITCH_AT dice are in play
+    hands = [[2, 2, 5, 5, 5], [1, 3, 4, 6, 6]]
+    room = table(hands, wildcard=0)
+    opening = decide(room, "air-opener")
+    assert (opening["type"], opening["quantity"], opening["face"]) == ("bid", 4, 6)
+    assert decide(room, "switch-opener")["face"] == 5  # naive: its best face
+    late = table([[2, 5, 5], [1, 3, 4, 6]], wildcard=0)
+    assert decide(late, "switch-opener")["face"] == 6
+    assert decide(late, "switch-opener")["quantity"] == 3

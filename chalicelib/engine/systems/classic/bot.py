@@ -22,9 +22,8 @@ how each level plays; the levels are:
 - ``easy``: the plain binomial estimate from its own dice only, a gullible calling threshold
   and random plausible raises: beatable, still sensible.
 
-Bench-only levels (``random``, ``naive``, ``binomial``, see ``bot_baselines``) are dispatched
-here too so the benchmark can play them through the real engine; the API only offers
-``easy`` and ``strong``.
+Bench-only levels (``bot_baselines``) are dispatched here too so the benchmark plays them
+through the real engine; the API offers ``easy``, ``medium`` and ``strong`` only.
 """
 
 from __future__ import annotations
@@ -554,6 +553,8 @@ _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
     "always-call": lambda seat, roller: bot_baselines.always_call(seat),
     "always-bluff": lambda seat, roller: bot_baselines.always_bluff(seat),
     "honest-reader": lambda seat, roller: bot_baselines.honest_reader(seat),
+    "air-opener": lambda seat, roller: bot_baselines.air_opener(seat),
+    "switch-opener": lambda seat, roller: bot_baselines.air_opener(seat, bot_baselines.SWITCH_AT),
 }
 
 
