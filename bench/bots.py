@@ -240,7 +240,9 @@ def describe(row: Row) -> str:
     if row.label:
         return row.label
     name = count_setting(row.system)  # dice or lives, as the system counts
-    count = dict(row.settings).get(name, getattr(Settings(), name))
+    settings = Settings.of(**dict(row.settings))
+    # a shared setting (dice) or a system's own option (Poker's lives)
+    count = getattr(settings, name) if hasattr(settings, name) else settings.option(name)
     return f"{count} {name.removeprefix('starting_')}"
 
 
