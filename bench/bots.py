@@ -259,7 +259,7 @@ def exploitability_table(args: argparse.Namespace) -> None:
         ["strong", "medium", "easy"],
         columns,
         args.solved,
-        ["always-bluff", "always-call"],
+        ["always-bluff", "always-call", "switch-opener"],
         args.seed,
     )
     print(f"({time.perf_counter() - started:.0f} s)")
