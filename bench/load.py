@@ -643,10 +643,14 @@ class Human:
         self.roller = SeededRoller(room.cfg.seed * 31 + room.plan.index * 2 + number)
 
     def take(self, view: Any) -> None:
-        """Keep the newest view seen (from an answer or a push)."""
+        """Keep the newest view seen (from an answer or a push); wake the play loop only for a
+        newer version (the push of an action this human just made may come after its answer,
+        and must not make the loop read the room again)."""
         if isinstance(view, dict) and "version" in view and "me" in view:
-            if not self.view or view["version"] >= self.view["version"]:
+            newer = not self.view or view["version"] > self.view["version"]
+            if newer or view["version"] == self.view["version"]:
                 self.view = view
+            if newer:
                 self.changed.set()
             self.room.note_reveal(view)
 

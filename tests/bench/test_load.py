@@ -319,3 +319,20 @@ def test_the_server_watch_reads_the_cpu_and_memory_of_every_process_of_the_tree(
         proc.stdin.flush()
     finally:
         proc.wait(30)
+
+
+def test_a_view_of_the_same_version_does_not_wake_the_play_loop() -> None:
+    # the push of a human's own action may come after its answer: no reason to read again
+    cfg = load.Config(base_url="", ws_url="")
+    room = load.RoomRun(cfg, None, load.make_plan(0, cfg))  # type: ignore[arg-type]
+    human = load.Human(room, 0, "token", steady=True)
+    human.take({"version": 5, "me": {}, "game": None})
+    assert human.changed.is_set()
+    human.changed.clear()
+    human.take({"version": 5, "me": {"player_id": "p"}, "game": None})
+    assert not human.changed.is_set()
+    assert human.view["me"] == {"player_id": "p"}  # kept: the same version, the newest copy
+    human.take({"version": 4, "me": {}, "game": None})
+    assert not human.changed.is_set() and human.view["version"] == 5
+    human.take({"version": 6, "me": {}, "game": None})
+    assert human.changed.is_set() and human.view["version"] == 6
