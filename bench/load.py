@@ -1272,6 +1272,8 @@ def measure(args: argparse.Namespace, rooms: int, tree: Path, label: str) -> tup
         print(line)
     for problem in report.problems[: args.problems]:
         print(f"  {problem.kind}: {problem.detail}")
+    # its table row at once: a series stopped part-way keeps the rows of the runs that ended
+    print(table_lines([row])[2])
     print(flush=True)
     return row, report
 
