@@ -17,14 +17,20 @@ hands the list to ``run``, the one executor (ARCHITECTURE.md decision 6):
 - The wake-up is created before the previous version's is deleted (``schedule_next``), so a
   failure in between leaves a wake-up too many, never one too few; a room read without a write
   gets its wake-up repaired (``RepairWakeUp``, ``ensure_wake_up``).
+- Pushes (``Publish``, ``PublishChat``, ``PushToUser``) may wait until the request is answered:
+  a server that can answer first and push after (the local server's handler threads) runs the
+  request inside ``pushes_after_answer`` and runs the pushes it collects once the answer is on
+  its way. Lambda answers when the handler returns, so there they run in place, as planned.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -296,17 +302,65 @@ def run(deps: Deps, effects: Iterable[Effect]) -> None:
             _run_push_or_timer(deps, effect)
 
 
-def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
-    if isinstance(effect, Observe):
-        try:
-            observability.room_committed(effect.room, effect.version, list(effect.events))
-        except Exception:
-            log.exception("recording the change of room %s failed", effect.room.id)
-    elif isinstance(effect, Publish):
+_after_answer = threading.local()
+"""The pushes waiting for this thread's answer (``pushes_after_answer``), if it collects them."""
+
+PushJob = Callable[[], None]
+
+
+@contextlib.contextmanager
+def pushes_after_answer() -> Iterator[list[PushJob]]:
+    """Collect the pushes of the changes committed in this thread inside the block, instead of
+    running them in place; the caller runs each (in order, once the answer is sent) after.
+
+    A push job never raises (a failure is logged, as in place). Pushes of one room keep their
+    order per connection however late they run: each names its room version, and the
+    notifier holds a version that arrives before the one it follows (``ports.OrderedNotifier``).
+    """
+    outer = getattr(_after_answer, "jobs", None)
+    jobs: list[PushJob] = []
+    _after_answer.jobs = jobs
+    try:
+        yield jobs
+    finally:
+        _after_answer.jobs = outer
+
+
+def _push(deps: Deps, effect: Effect) -> None:
+    """Run one push effect now, or after the answer when this thread collects them."""
+    jobs: list[PushJob] | None = getattr(_after_answer, "jobs", None)
+    if jobs is None:
+        _run_push(deps, effect)
+    else:
+        jobs.append(functools.partial(_run_push, deps, effect))
+
+
+def _run_push(deps: Deps, effect: Effect) -> None:
+    if isinstance(effect, Publish):
         try:
             publish(effect.room, effect.version, list(effect.events), deps=deps)
         except Exception:
             log.exception("push for room %s failed", effect.room.id)
+    elif isinstance(effect, PublishChat):
+        try:
+            publish_chat(effect.room_id, effect.message, deps=deps)
+        except Exception:
+            log.exception("chat push for room %s failed", effect.room_id)
+    elif isinstance(effect, PushToUser):
+        try:
+            push_to_channel(effect.channel, effect.message, deps=deps)
+        except Exception:
+            log.exception("push to %s failed", effect.channel)
+
+
+def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
+    if isinstance(effect, Publish | PublishChat | PushToUser):
+        _push(deps, effect)
+    elif isinstance(effect, Observe):
+        try:
+            observability.room_committed(effect.room, effect.version, list(effect.events))
+        except Exception:
+            log.exception("recording the change of room %s failed", effect.room.id)
     elif isinstance(effect, WakeUp):
         try:
             schedule_next(effect.room, effect.version, deps=deps)
@@ -320,16 +374,6 @@ def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
             log.exception(
                 "repairing the wake-up of room %s v%s failed", effect.room.id, effect.version
             )
-    elif isinstance(effect, PublishChat):
-        try:
-            publish_chat(effect.room_id, effect.message, deps=deps)
-        except Exception:
-            log.exception("chat push for room %s failed", effect.room_id)
-    elif isinstance(effect, PushToUser):
-        try:
-            push_to_channel(effect.channel, effect.message, deps=deps)
-        except Exception:
-            log.exception("push to %s failed", effect.channel)
 
 
 def _notify(deps: Deps, effect: Notify) -> None:

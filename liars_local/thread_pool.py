@@ -22,8 +22,12 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
+
+from chalicelib import effects
+from liars_local.profiling import profiled
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,10 @@ class HandlerThreads:
             thread.join()
 
     def _work(self) -> None:
+        with profiled():
+            self._serve()
+
+    def _serve(self) -> None:
         jobs = self._jobs
         while True:
             job = jobs.get()
@@ -87,13 +95,19 @@ class HandlerThreads:
             if future.cancelled():  # its caller stopped waiting before it started
                 continue
             outcome: tuple[Callable[[asyncio.Future[Any], Any], None], Any, Any]
-            try:
-                outcome = (_set_result, future, fn(*args))
-            except BaseException as exc:  # handed to the caller, as an executor does
-                outcome = (_set_exception, future, exc)
+            with effects.pushes_after_answer() as pushes:
+                try:
+                    outcome = (_set_result, future, fn(*args))
+                except BaseException as exc:  # handed to the caller, as an executor does
+                    outcome = (_set_exception, future, exc)
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for it
                 loop.call_soon_threadsafe(*outcome)
             del outcome, future, fn, args, loop
+            if pushes:
+                time.sleep(0)  # let the event loop's thread take the GIL and send the answer
+                for push in pushes:
+                    push()  # never raises: a failed push is logged (``effects``)
+            del pushes
 
 
 def _set_result(future: asyncio.Future[Any], result: Any) -> None:
