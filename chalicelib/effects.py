@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from chalicelib import observability, wire
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room, Status
-from chalicelib.engine.views import events_for
+from chalicelib.engine.views import events_for, sees_as_spectator
 from chalicelib.notify import Notify, your_turn
 from chalicelib.ports import Clock, Notifier, PushNotifier, Store, Timers
 from chalicelib.retry import with_backoff
@@ -418,12 +418,20 @@ Build = Callable[[str | None, bool], tuple[JsonDict, str | None]]
 ``wire.push_text``."""
 
 
-def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None) -> int:
+def _fan_out(
+    deps: Deps,
+    room_id: str,
+    build: Build,
+    version: int | None = None,
+    viewer: Callable[[str | None], str | None] | None = None,
+) -> int:
     """Send each subscriber of ``room_id`` the message built for its user; prune gone ones.
 
-    A message is built once per distinct viewer (every spectator gets the same one) and, for a
-    notifier that takes text (``ports.TextNotifier``), encoded once too. A room push names its
-    ``version``, so a notifier that keeps a room's order (``ports.OrderedNotifier``) can.
+    A message is built once per distinct viewer and, for a notifier that takes text
+    (``ports.TextNotifier``), encoded once too: ``viewer`` maps a user to the one whose
+    message they get (None: every spectator, and every watcher who sees what spectators
+    see, shares one). A room push names its ``version``, so a notifier that keeps a room's
+    order (``ports.OrderedNotifier``) can.
     """
     delivered = 0
     built: dict[str | None, tuple[JsonDict, str | None]] = {}
@@ -437,8 +445,9 @@ def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None)
 
         send_text = send_ordered
     watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
-    for connection_id, user_id in watchers:
+    for connection_id, watcher in watchers:
         try:
+            user_id = watcher if viewer is None else viewer(watcher)
             if user_id not in built:
                 built[user_id] = build(user_id, send_text is not None)
             message, text = built[user_id]
@@ -472,7 +481,10 @@ def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int
             return wire.room_push(view, shown)
         return wire.room_message(view, shown), None
 
-    return _fan_out(deps, room.id, build, version)
+    def viewer(user_id: str | None) -> str | None:
+        return None if sees_as_spectator(room, user_id) else user_id
+
+    return _fan_out(deps, room.id, build, version, viewer)
 
 
 def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:

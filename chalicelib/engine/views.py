@@ -166,6 +166,20 @@ def room_view(
     return view
 
 
+def sees_as_spectator(room: Room, user_id: str | None) -> bool:
+    """Whether ``room_view(room, user_id=user_id)`` is the signed-out spectator's view.
+
+    True for a signed-in watcher with no seat, no request to join (pending or denied) and no
+    invitation: ``me`` then says nothing of them, as it says nothing of a spectator. A push
+    fan-out renders and encodes that view once for all of them (``effects.publish``).
+    """
+    if user_id is None:
+        return True
+    if room.player_of_user(user_id) is not None or user_id in room.invited:
+        return False
+    return user_id not in room.denied and not any(r["user_id"] == user_id for r in room.pending)
+
+
 def _game_view(room: Room, rules: RuleSystem) -> dict[str, Any] | None:
     game = room.game
     if game is None:
