@@ -473,10 +473,10 @@ def _fan_out(
 def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int:
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
     shown = events_for(room, events, version)
-    now = deps.clock.now_ms()
+    view_of = wire.views(room, version, deps.clock.now_ms())
 
     def build(user_id: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
-        view = wire.view(room, version, user_id, now)
+        view = view_of(user_id)
         if as_text:
             return wire.room_push(view, shown)
         return wire.room_message(view, shown), None

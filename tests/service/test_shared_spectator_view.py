@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from chalicelib import effects, wire
-from chalicelib.engine.views import room_view, sees_as_spectator
+from chalicelib.engine.views import room_view, room_views, sees_as_spectator
 from tests.service.conftest import Table
 
 
@@ -25,14 +25,20 @@ def _watch(table: Table, rid: str, watchers: dict[str, str | None]) -> None:
 
 
 def _count_views(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The viewers a push renders the room for."""
     built: list[str | None] = []
-    real = wire.view
+    real = wire.views
 
-    def counted(room: Any, version: int, user_id: str | None, now: int | None = None) -> Any:
-        built.append(user_id)
-        return real(room, version, user_id, now)
+    def counted(room: Any, version: int, now: int | None = None) -> Any:
+        of = real(room, version, now)
 
-    monkeypatch.setattr(wire, "view", counted)
+        def view_of(user_id: str | None) -> Any:
+            built.append(user_id)
+            return of(user_id)
+
+        return view_of
+
+    monkeypatch.setattr(wire, "views", counted)
     return built
 
 
@@ -94,3 +100,23 @@ def test_sees_as_spectator_agrees_with_the_view_itself(table: Table) -> None:
     for user_id in (None, ann.user_id, bob.user_id, cat.user_id, "nobody"):
         same = room_view(room, user_id=user_id) == room_view(room)
         assert sees_as_spectator(room, user_id) == same
+
+
+def test_views_sharing_their_parts_are_byte_for_byte_each_viewers_own(table: Table) -> None:
+    ann, bob, cat = (table.user(n) for n in ("annie", "bobby", "cathy"))
+    rid = table.playing(ann, bob, passcode="1234")
+    room, _ = table.room(rid)
+    room.pending.append({"user_id": cat.user_id, "name": cat.name})
+    of = room_views(room)
+    for user_id in (None, ann.user_id, bob.user_id, cat.user_id, "nobody"):
+        shared, own = of(user_id), room_view(room, user_id=user_id)
+        assert json.dumps(shared) == json.dumps(own)  # same keys, same order, same values
+    host = of(ann.user_id)
+    assert host["settings"].get("passcode") == "1234"  # the host's, and only the host's
+    assert "passcode" not in of(bob.user_id)["settings"]
+    assert "passcode" not in of(None)["settings"]
+    # each view's own parts are its own
+    first, second = of(None), of(None)
+    first["me"]["dice"] = [6]
+    first["settings"]["x"] = 1
+    assert second["me"]["dice"] is None and "x" not in second["settings"]
