@@ -13,6 +13,11 @@ through ``anyio.to_thread.run_sync`` with a ``CapacityLimiter`` of the same size
 these threads, served at server CPU per action x1.20 and x1.19 and p50 x1.17 and x1.14 in
 two runs; the split with these threads measured CPU per action x1.00 to x1.09 and p50 x0.90
 to x1.17 in three runs of the same command (the noise of the shared machine).
+
+A request's pushes wait for its answer (issue 32): each call runs inside
+``effects.pushes_after_answer``; its answer goes back to the loop first, then the thread runs
+the pushes it collected (rendering a view per kind of watcher and sending it), so an action's
+answer no longer waits for its fan-out.
 """
 
 from __future__ import annotations
