@@ -27,7 +27,6 @@ import contextlib
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -108,10 +107,10 @@ class HandlerThreads:
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for it
                 loop.call_soon_threadsafe(*outcome)
             del outcome, future, fn, args, loop
-            if pushes:
-                time.sleep(0)  # let the event loop's thread take the GIL and send the answer
-                for push in pushes:
-                    push()  # never raises: a failed push is logged (``effects``)
+            # the loop's thread takes the GIL to send the answer at the fan-out's first store
+            # read (a SQLite call lets it go)
+            for push in pushes:
+                push()  # never raises: a failed push is logged (``effects``)
             del pushes
 
 
