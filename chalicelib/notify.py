@@ -29,18 +29,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chalicelib import observability
-from chalicelib.ports import DeviceRecord, MobilePush, NotificationStore, PushSubscriptionRecord
+from chalicelib.notify_words import language_or_english, say
+from chalicelib.ports import (
+    DeviceRecord,
+    MobilePush,
+    NotificationStore,
+    PushSubscriptionRecord,
+    UserStore,
+)
 from chalicelib.webpush import PushTarget, WebPushSender
 
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 Kind = Literal["your_turn", "match_found", "invited"]
-
-
-def game_name(rules: str) -> str:
-    """A rule system's name as a notification says it (``wild-stars`` → ``Wild Stars``)."""
-    return rules.replace("-", " ").title()
 
 
 INVITED_TTL_S = 24 * 3600
@@ -67,57 +69,76 @@ def message(kind: Kind, room_id: str, rules: str, title: str, body: str) -> Json
     return {"type": kind, "room_id": room_id, "rules": rules, "title": title, "body": body}
 
 
+class Message(dict[str, Any]):
+    """A notification's payload, in English, that can be said in the user's language.
+
+    It is the documented payload (a plain mapping to whoever reads it); the ``Deliverer`` asks
+    ``in_language`` for the words of the user's chosen language before sending."""
+
+    def __init__(
+        self, kind: Kind, room_id: str, rules: str, title: str, body: str, **values: str | int
+    ) -> None:
+        self.kind, self.room_id, self.rules = kind, room_id, rules
+        self.sentences, self.filled = (title, body), values
+        super().__init__(self.in_language("en"))
+
+    def in_language(self, language: str | None) -> JsonDict:
+        """The payload with its title and body in ``language`` (English when unknown)."""
+        lang = language_or_english(language)
+        title, body = (say(key, lang, self.rules, **self.filled) for key in self.sentences)
+        return message(self.kind, self.room_id, self.rules, title, body)
+
+
 def your_turn(
     user_id: str, room_id: str, rules: str, pace: str, turn_seconds: int, mover: str | None
 ) -> Notify:
     """It became ``user_id``'s turn (``mover``: the name of who played last, if anyone)."""
-    game = game_name(rules)
-    said = f"{mover} played. " if mover else ""
+    after = ".after" if mover else ""
+    moved: dict[str, str | int] = {"mover": mover} if mover else {}
     if pace == "correspondence":
-        hours = turn_seconds // 3600
-        body = f"{said}It is your turn in {game} (you have {hours} h)."
-        return Notify(
-            user_id,
+        words = Message(
+            "your_turn",
             room_id,
-            message("your_turn", room_id, rules, "Your turn", body),
-            ttl=turn_seconds,
-            urgency="normal",
+            rules,
+            "your_turn.title",
+            f"your_turn.hours{after}",
+            hours=turn_seconds // 3600,
+            **moved,
         )
-    body = f"{said}It is your turn in {game} ({turn_seconds} s)."
-    return Notify(
-        user_id,
+        return Notify(user_id, room_id, words, ttl=turn_seconds, urgency="normal")
+    words = Message(
+        "your_turn",
         room_id,
-        message("your_turn", room_id, rules, "Your turn", body),
-        ttl=turn_seconds,
-        urgency="high",
-        unless_watching=True,
+        rules,
+        "your_turn.title",
+        f"your_turn.seconds{after}",
+        seconds=turn_seconds,
+        **moved,
     )
+    return Notify(user_id, room_id, words, ttl=turn_seconds, urgency="high", unless_watching=True)
 
 
 def invited_effect(user_id: str, room_id: str, rules: str, host_name: str) -> Notify:
     """``host_name`` invited ``user_id`` to ``room_id``."""
-    game = game_name(rules)
-    body = f"{host_name} invited you to a table of {game}."
-    return Notify(
-        user_id,
-        room_id,
-        message("invited", room_id, rules, "You are invited", body),
-        ttl=INVITED_TTL_S,
-        urgency="normal",
-    )
+    words = Message("invited", room_id, rules, "invited.title", "invited.body", host=host_name)
+    return Notify(user_id, room_id, words, ttl=INVITED_TTL_S, urgency="normal")
 
 
 def match_found_effect(user_id: str, room_id: str, rules: str) -> Notify:
     """Quick play seated ``user_id`` at ``room_id``: plan it after the match's commit and run
     it with ``effects.run`` (the quick-play use case's part; no dice, no other names)."""
-    game = game_name(rules)
-    return Notify(
-        user_id,
-        room_id,
-        message("match_found", room_id, rules, "Match found", f"Your {game} table is ready."),
-        ttl=MATCH_TTL_S,
-        urgency="high",
-    )
+    words = Message("match_found", room_id, rules, "match_found.title", "match_found.body")
+    return Notify(user_id, room_id, words, ttl=MATCH_TTL_S, urgency="high")
+
+
+def stored_language(users: UserStore) -> Callable[[str], str | None]:
+    """Reads a user's chosen language from the user store (None: never chosen, or unknown)."""
+
+    def language_of(user_id: str) -> str | None:
+        user = users.get_user(user_id)
+        return user.language if user is not None else None
+
+    return language_of
 
 
 class Deliverer:
@@ -128,8 +149,10 @@ class Deliverer:
         store: NotificationStore,
         web: WebPushSender | Callable[[], WebPushSender] | None,
         mobile: MobilePush | None = None,
+        language_of: Callable[[str], str | None] | None = None,
     ) -> None:
         self.store = store
+        self.language_of = language_of
         self._web_source = web
         self._sender: WebPushSender | None = web if isinstance(web, WebPushSender) else None
         self._lock = threading.Lock()
@@ -145,15 +168,31 @@ class Deliverer:
         return self._sender
 
     def notify(self, user_id: str, message: JsonDict, *, ttl: int, urgency: str) -> int:
-        """Send ``message``; the number of browsers and devices that accepted it."""
+        """Send ``message`` (in the user's language when it is a ``Message``); the number of
+        browsers and devices that accepted it. The language is read only for a user with
+        somewhere to send to."""
+        subs = self.store.push_subscriptions(user_id) if self._web_source is not None else []
+        devices = self.store.devices(user_id) if self.mobile is not None else []
+        if not subs and not devices:
+            return 0
+        worded = self._in_language(user_id, message)
         sent = 0
-        if self._web_source is not None:
-            for sub in self.store.push_subscriptions(user_id):
-                sent += self._web(user_id, sub, message, ttl, urgency)
-        if self.mobile is not None:
-            for device in self.store.devices(user_id):
-                sent += self._mobile(user_id, device, message, ttl)
+        for sub in subs:
+            sent += self._web(user_id, sub, worded, ttl, urgency)
+        for device in devices:
+            sent += self._mobile(user_id, device, worded, ttl)
         return sent
+
+    def _in_language(self, user_id: str, message: JsonDict) -> JsonDict:
+        """``message`` in ``user_id``'s chosen language (English if none, or unreadable)."""
+        if not isinstance(message, Message) or self.language_of is None:
+            return message
+        try:
+            language = self.language_of(user_id)
+        except Exception:
+            log.exception("reading the language of %s failed; writing in English", user_id)
+            language = None
+        return message.in_language(language)
 
     def _web(
         self, user_id: str, sub: PushSubscriptionRecord, msg: JsonDict, ttl: int, urgency: str

@@ -110,7 +110,7 @@ def build_aws_push(settings: Settings, store: Any) -> Any:
     the first notification, not at a cold start), mobile push through SNS when platform
     applications are configured."""
     from chalicelib.adapters.secrets import fetch_vapid_secret
-    from chalicelib.notify import Deliverer
+    from chalicelib.notify import Deliverer, stored_language
     from chalicelib.webpush import VapidKey, WebPushSender
 
     def web() -> WebPushSender:
@@ -125,7 +125,7 @@ def build_aws_push(settings: Settings, store: Any) -> Any:
             {"apns": settings.sns_apns_arn, "fcm": settings.sns_fcm_arn}, settings.region
         )
     has_key = bool(settings.vapid_secret_arn or settings.vapid_secret)
-    return Deliverer(store, web if has_key else None, mobile)
+    return Deliverer(store, web if has_key else None, mobile, stored_language(store))
 
 
 def observed(deps: Deps) -> Deps:

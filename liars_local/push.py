@@ -48,7 +48,7 @@ def local_push(store: Any) -> Any:
     """The notifications of the local server: Web Push (key from ``VAPID_SECRET``, made on
     first use, endpoints checked against ``PUSH_ENDPOINT_ALLOW``) and recorded mobile push."""
     from chalicelib.adapters.sns_push import RecordingMobilePush
-    from chalicelib.notify import Deliverer
+    from chalicelib.notify import Deliverer, stored_language
     from chalicelib.settings import get_settings
     from chalicelib.webpush import VapidKey, WebPushSender
 
@@ -58,4 +58,9 @@ def local_push(store: Any) -> Any:
         key = VapidKey.from_secret(settings.vapid_secret or "")
         return WebPushSender(key, subject=settings.vapid_subject, allow=settings.push_allow)
 
-    return Deliverer(store, web if settings.vapid_secret else None, RecordingMobilePush())
+    return Deliverer(
+        store,
+        web if settings.vapid_secret else None,
+        RecordingMobilePush(),
+        stored_language(store),
+    )

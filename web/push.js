@@ -8,7 +8,7 @@ import { api, getToken } from './api.js';
 import { h } from './dom.js';
 import { state, toast } from './core.js';
 import { errorMessage } from './messages.js';
-import { t } from './i18n/index.js';
+import { language, t } from './i18n/index.js';
 
 
 let registration = null;
@@ -54,6 +54,13 @@ export async function enablePush() {
   const subscription = (await reg.pushManager.getSubscription())
     || (await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }));
   await api('POST', '/me/push-subscriptions', subscription.toJSON());
+  // Notifications are written in the language the user chose on the server; one who never
+  // picked one gets them in the language this page speaks, which is remembered for them.
+  const prefs = state.me && state.me.preferences;
+  if (prefs && !prefs.language) {
+    const answer = await api('PATCH', '/me/preferences', { language: language() }).catch(() => null);
+    if (answer && answer.preferences) state.me.preferences = answer.preferences;
+  }
   return subscription;
 }
 

@@ -100,6 +100,10 @@ class RuleSystem(Protocol):
     """What the system adds to the published models (``chalicelib.schemas`` composes them)."""
     quickplay_seats: int
     """The seats of a quick-play table of this system (humans and bots): how it plays best."""
+    labels: Mapping[str, str]
+    """The system's name for people, by interface language (``en``, ``es``, ``pt-BR``), as the
+    web client gives it (``<name>.label`` in ``web/systems/<name>.i18n.json``); notifications
+    say it. A language left out falls back to English, then to the ``name``."""
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Roll a fresh hand for every player still in the game (start of each round)."""
@@ -198,6 +202,7 @@ class BiddingRules:
     wire: SystemWire = BIDDING_WIRE
     bot_notes: tuple[str, ...] = ()
     quickplay_seats: int = 4
+    labels: Mapping[str, str] = {}
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
         """A die counts if it shows the bid's face or ``*`` (a bid on ``*`` counts stars only)."""

@@ -11,7 +11,7 @@ import pytest
 
 from chalicelib import realtime, wiring
 from chalicelib.adapters.sns_push import RecordingMobilePush
-from chalicelib.notify import Deliverer
+from chalicelib.notify import Deliverer, stored_language
 from chalicelib.push_endpoints import parse_allow_list
 from chalicelib.webpush import VapidKey, WebPushSender, b64u_decode
 from tests.api.conftest import Env
@@ -36,7 +36,8 @@ def env(api_env: Env, push: FakePushService, cheap_hashes: None) -> Env:
         sleep=lambda s: None,
     )
     mobile = RecordingMobilePush()
-    deps = dataclasses.replace(api_env.deps, push=Deliverer(api_env.store, web, mobile))
+    deliverer = Deliverer(api_env.store, web, mobile, stored_language(api_env.store))
+    deps = dataclasses.replace(api_env.deps, push=deliverer)
     wiring.set_deps(deps)
     api_env.deps = deps
     return api_env
@@ -250,6 +251,34 @@ def test_an_invitation_is_pushed_and_a_gone_subscription_forgotten(
     other = _room(env, ana)
     env.ok("POST", f"/rooms/{other}/invitations", {"username": "ben"}, ana)
     assert env.store.push_subscriptions(ben_user["id"]) == []
+
+
+def test_a_notification_is_written_in_the_language_the_user_chose(
+    env: Env, push: FakePushService
+) -> None:
+    ana, _ = env.register("ana")
+    ben, _ = env.register("ben")
+    env.ok("PATCH", "/me/preferences", {"language": "es"}, ben)
+    browser = push.new_subscription("ben")
+    env.ok("POST", "/me/push-subscriptions", browser.to_json(), ben)
+    rid = _room(env, ana)
+    env.ok("POST", f"/rooms/{rid}/invitations", {"username": "ben"}, ana)
+    [told] = [json.loads(browser.decrypt(r.body)) for r in push.requests]
+    assert told == {
+        "type": "invited",
+        "room_id": rid,
+        "rules": "classic",
+        "title": "Tienes una invitación",
+        "body": "ana te ha invitado a una mesa de Clásico.",
+    }
+    env.ok("PATCH", "/me/preferences", {"language": "pt-BR"}, ben)
+    push.requests.clear()
+    env.ok("POST", f"/rooms/{_room(env, ana)}/invitations", {"username": "ben"}, ana)
+    [told] = [json.loads(browser.decrypt(r.body)) for r in push.requests]
+    assert (told["title"], told["body"]) == (
+        "Você foi convidado",
+        "ana convidou você para uma mesa de Clássico.",
+    )
 
 
 def test_devices_register_and_receive_through_the_mobile_port(env: Env) -> None:

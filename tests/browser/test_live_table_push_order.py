@@ -43,6 +43,7 @@ REORDER = """async () => {
   window.__stash = [];
   window.__pushes = [];
   window.__log = null;
+  window.__shownAt = null;
   const version = () => document.querySelector("[data-testid='game-screen']").dataset.version;
   new MutationObserver((records) => {
     if (!window.__log) return;
@@ -209,7 +210,7 @@ def test_a_push_whose_predecessor_never_comes_is_shown_after_a_short_hold(
         start = call(server, "GET", f"/rooms/{room_id}", token=token)
         play_one_change(server, start, token)  # version n + 1: lost on the way (for now)
         play_one_change(server, table_settled(server, room_id, token), token)  # n + 2
-        page.wait_for_function("() => window.__shownAt !== null", timeout=10_000)
+        page.wait_for_function("() => typeof window.__shownAt === 'number'", timeout=10_000)
         timing = page.evaluate(
             "() => ({ right_after: window.__shownRightAfter, held_ms: window.__shownAt - window.__deliveredAt })"
         )

@@ -106,8 +106,19 @@ def test_guest_plays_wild_stars_with_a_star_bid_and_a_show(
                 # bot may call Liar! on this very bid, and then the reveal replaces the round:
                 # the show counts only once seen on the card (else try again on a later turn).
                 shown = me.locator(by_testid("shown-dice"))
+                # wait for whichever comes first: the die on my card, the bot's answer (a newer
+                # version: its raise keeps the die on my card, its Liar! replaces the round) or
+                # the results; a loaded machine can take seconds to draw the bid's push
+                after = page.get_attribute(by_testid("game-screen"), "data-version")
                 with contextlib.suppress(PlaywrightTimeout):
-                    shown.first.wait_for(timeout=2000)
+                    page.wait_for_function(
+                        """(version) => document.querySelector(
+                              ".is-me [data-testid='shown-dice'], [data-testid='final-results']")
+                            || document.querySelector("[data-testid='game-screen']")
+                                 .dataset.version !== version""",
+                        arg=after,
+                        timeout=15_000,
+                    )
                 if shown.count() == 1:
                     page.screenshot(path=str(OUTPUT / "wild-stars-shown.png"), full_page=True)
                     showed = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...commands import PlaceBid
@@ -28,6 +29,7 @@ class ClassicRules(BiddingRules):
     """Classic Liar's Dice as docs/RULES.md describes it."""
 
     name = "classic"
+    labels: Mapping[str, str] = {"en": "Classic", "es": "Clásico", "pt-BR": "Clássico"}
 
     def deal(self, room: Table, roller: Roller) -> None:
         """Everyone still in the game rerolls every remaining die."""

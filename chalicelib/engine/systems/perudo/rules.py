@@ -57,6 +57,7 @@ class PerudoRules(BiddingRules):
     """Perudo as docs/RULES.md describes it."""
 
     name = "perudo"
+    labels: Mapping[str, str] = {"en": "Perudo", "es": "Perudo", "pt-BR": "Perudo"}
     wire = WIRE
     turn_actions: tuple[str, ...] = ("bid", "liar", "calza")
     action_bodies: tuple[type[ActionRequest], ...] = (BidAction, LiarAction, CalzaAction)

@@ -114,6 +114,11 @@ class PokerRules:
     """Poker Liar Dice as docs/RULES.md describes it."""
 
     name = "poker"
+    labels: Mapping[str, str] = {
+        "en": "Poker Liar Dice",
+        "es": "Póquer mentiroso",
+        "pt-BR": "Pôquer mentiroso",
+    }
     wire = WIRE
     turn_actions: tuple[str, ...] = ("claim", "accept", "liar", "reroll", "stop")
     action_bodies: tuple[type[ActionRequest], ...] = (

@@ -22,6 +22,7 @@ Round state in ``Game.extra``: ``{"shown": {player_id: "2*6"}}``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...commands import PlaceBid
@@ -60,6 +61,11 @@ class WildStarsRules(BiddingRules):
     """Wild Stars as docs/RULES.md describes it."""
 
     name = "wild-stars"
+    labels: Mapping[str, str] = {
+        "en": "Wild Stars",
+        "es": "Estrellas Salvajes",
+        "pt-BR": "Estrelas Curingas",
+    }
     wire = WIRE
 
     def check_start(self, room: Table) -> None:
