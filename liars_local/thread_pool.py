@@ -110,7 +110,10 @@ class HandlerThreads:
             # the loop's thread takes the GIL to send the answer at the fan-out's first store
             # read (a SQLite call lets it go)
             for push in pushes:
-                push()  # never raises: a failed push is logged (``effects``)
+                try:
+                    push()  # logs its own failure (``effects``); this thread must live on
+                except Exception:
+                    log.exception("a push after the answer failed")
             del pushes
 
 
