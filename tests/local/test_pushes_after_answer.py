@@ -216,3 +216,27 @@ def test_deferred_pushes_of_many_changes_reach_each_connection_once_and_in_order
 
         assert _wait_for(arrived, 5)
         assert ws.versions() == expected
+
+
+def test_a_push_job_that_raises_anyway_leaves_the_handler_thread_serving(
+    table: Table,
+    loop: asyncio.AbstractEventLoop,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    room, version = _watched(table, "c1")
+
+    def explode(deps: Any, effect: Any) -> None:
+        raise RuntimeError("a push that does not log its own failure")
+
+    monkeypatch.setattr(effects, "_run_push", explode)
+    pool = HandlerThreads(1, "test-single")  # one thread: if it died, nothing would answer
+    try:
+
+        def request() -> str:
+            effects.run(table.deps, [effects.Publish(room, version, [])])
+            return "answer"
+
+        assert _in_thread(loop, pool, request) == "answer"
+        assert _in_thread(loop, pool, lambda: "next") == "next"
+    finally:
+        pool.shutdown()
