@@ -12,7 +12,7 @@ target is met when the interval's **lower bound** reaches it. Suites:
   Poker Liar Dice and Perudo, heads-up and at 4 players (a system joins by its line in
   ``SYSTEMS``);
 - ``exploiters``: classic strong against bots built to exploit it (``always-call``,
-  ``always-bluff``, ``honest-reader``), heads-up;
+  ``always-bluff``, ``honest-reader``, ``air-opener``, ``switch-opener``), heads-up;
 - ``ladder``: strong against medium and medium against easy, heads-up, in every system.
 
 Then it times the strong bot's decisions per system at 10 players × 10 dice (Wild Stars seats
@@ -53,7 +53,7 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     "perudo": {"rules": "perudo", "starting_dice": 5},
 }
 """The rule systems beyond classic and the settings their rows play with."""
-EXPLOITERS = ("always-call", "always-bluff", "honest-reader")
+EXPLOITERS = ("always-call", "always-bluff", "honest-reader", "air-opener", "switch-opener")
 LADDER = (("strong", "medium"), ("medium", "easy"))
 
 
@@ -240,7 +240,9 @@ def describe(row: Row) -> str:
     if row.label:
         return row.label
     name = count_setting(row.system)  # dice or lives, as the system counts
-    count = dict(row.settings).get(name, getattr(Settings(), name))
+    settings = Settings.of(**dict(row.settings))
+    # a shared setting (dice) or a system's own option (Poker's lives)
+    count = getattr(settings, name) if hasattr(settings, name) else settings.option(name)
     return f"{count} {name.removeprefix('starting_')}"
 
 
@@ -257,7 +259,7 @@ def exploitability_table(args: argparse.Namespace) -> None:
         ["strong", "medium", "easy"],
         columns,
         args.solved,
-        ["always-bluff", "always-call"],
+        ["always-bluff", "always-call", "switch-opener"],
         args.seed,
     )
     print(f"({time.perf_counter() - started:.0f} s)")

@@ -51,7 +51,6 @@ from chalicelib.service.errors import (
     TooMany,
     Unknown,
 )
-from chalicelib.wire import error_body
 
 JsonDict = dict[str, Any]
 
@@ -175,8 +174,12 @@ def retry_after(exc: BaseException) -> int | None:
     return None
 
 
-body = error_body
-"""The API's error body (``wire.error_body``)."""
+def body(code: str, message: str, field: str | None = None) -> JsonDict:
+    """The API's error body (``wire.error_body``, imported on first use: ``chalicelib.wire``
+    builds the WebSocket messages' validators, which ``import app`` need not pay for)."""
+    from chalicelib.wire import error_body
+
+    return error_body(code, message, field)
 
 
 def _validation(err: ValidationError) -> tuple[int, JsonDict]:

@@ -51,7 +51,9 @@ MAX_BODY_BYTES = 16 * 1024
 class Request(BaseModel):
     """Base of request bodies: strict types, unknown fields refused."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    # defer_build: the validator is built on the model's first use, not by ``import app``
+    # (cold start, bench/coldstart.py); validation is the same
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 def _composed(
@@ -193,6 +195,8 @@ _ActionUnion = Annotated[
 
 class ActionBody(RootModel[_ActionUnion]):
     """POST /rooms/{room_id}/actions."""
+
+    model_config = ConfigDict(defer_build=True)  # as ``Request``: built on first use
 
 
 class ChatBody(Request):

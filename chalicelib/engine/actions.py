@@ -19,7 +19,8 @@ from .commands import Agree, CallLiar, Command, PlaceBid, Resign
 class ActionRequest(BaseModel):
     """Base of action bodies: strict types, unknown fields refused."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    # defer_build: built on first use, not by ``import app`` (cold start); same validation
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
     def command(self) -> Command:
         """The typed command this body asks for."""

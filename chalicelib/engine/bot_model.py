@@ -101,6 +101,8 @@ class Seat:
     current: tuple[int, int] | None
     """The current bid as (quantity, face)."""
     bidder: str | None
+    opening: bool = False
+    """The current bid opened the round (the round's bids so far are that one bid)."""
 
     @property
     def players(self) -> int:
@@ -146,6 +148,7 @@ def read_view(view: dict[str, Any]) -> Seat:
     bid = game["current_bid"]
     settings = view["settings"]
     turn = game.get("turn")
+    said = game.get("round_bids")
     return Seat(
         me=me,
         turn=int(turn["number"]) if turn else 0,
@@ -159,6 +162,7 @@ def read_view(view: dict[str, Any]) -> Seat:
         next_id=next_id,
         current=(int(bid["quantity"]), int(bid["face"])) if bid else None,
         bidder=bid["player_id"] if bid else None,
+        opening=bool(bid) and said is not None and len(said) == 1,
     )
 
 
@@ -259,6 +263,48 @@ def _bidder_pmf(
     return tuple(bluff * a + (1 - bluff) * b for a, b in zip(plain, lean, strict=True))
 
 
+PRIOR_COVER, PRIOR_OPENINGS = 0.3, 4.0
+"""Prior: 30 % of a player's opening bids are covered by their own dice, worth 4 openings."""
+MAX_COVER = 0.9
+"""An opening is never taken as certainly covered: a player who learned the bot believes them
+can open on air, and then is called one time in ten at least (bounded memory)."""
+COVER_DECAY_AT = 24
+"""The opening counters are halved past 24 openings: recent habits weigh more, so a player
+who switches style is read anew within a dozen openings."""
+
+
+def opening_cover(memory: dict[str, Any], player_id: str) -> float:
+    """How often this player's opening bid was covered by their own dice (learned, bounded)."""
+    got = memory.get("oc", {}).get(player_id)
+    seen, covered = (got[0], got[1]) if isinstance(got, list) and len(got) == 2 else (0, 0)
+    return min((covered + PRIOR_COVER * PRIOR_OPENINGS) / (seen + PRIOR_OPENINGS), MAX_COVER)
+
+
+def opening_pmf(
+    memory: dict[str, Any], player_id: str, n: int, p_milli: int, quantity: int
+) -> tuple[float, ...]:
+    """``bidder_pmf`` for the round's opening bid of ``quantity``: with the player's learned
+    cover rate they hold at least ``quantity`` of the face themselves (or all ``n`` dice),
+    otherwise ``bidder_pmf``'s reading. A player who opens with what they hold (a plain,
+    readable habit, common at a real table) is believed; one who opens on air is not.
+    ``quantity`` 0: the bid is not the round's opening (``bidder_pmf`` alone)."""
+    base = bidder_pmf(memory, player_id, n, p_milli)
+    if quantity <= 0:
+        return base
+    cover = opening_cover(memory, player_id)
+    return _covered(base, min(quantity, n), round(cover * 1000))
+
+
+@lru_cache(maxsize=1024)
+def _covered(base: tuple[float, ...], k: int, cover_milli: int) -> tuple[float, ...]:
+    """``base`` mixed with itself conditioned on at least ``k`` (``cover_milli`` per mille)."""
+    mass = sum(base[k:])
+    if k <= 0 or mass <= 0:
+        return base
+    c = cover_milli / 1000
+    return tuple((1 - c) * w + (c * w / mass if i >= k else 0.0) for i, w in enumerate(base))
+
+
 def _counts(dice: list[int], face: int) -> int:
     return sum(1 for d in dice if d in (face, WILD))
 
@@ -289,6 +335,17 @@ def observe(memory: dict[str, Any], reveal: Reveal) -> None:
         for q, f in row.bids:
             seq.append((q, f, row.player_id))
     seq.sort()
+    if seq:
+        # the opening bid: did the opener's own dice cover it?
+        q0, f0, opener = seq[0]
+        book: dict[str, list[int]] = memory.setdefault("oc", {})
+        oc = book.get(opener)
+        if not isinstance(oc, list) or len(oc) != 2:
+            oc = book[opener] = [0, 0]
+        oc[0] += 1
+        oc[1] += _counts(hands[opener], f0) >= q0 if opener in hands else 0
+        if oc[0] > COVER_DECAY_AT:
+            oc[:] = [x // 2 for x in oc]
     for _q, f, pid in seq:
         s = counters(pid)
         m = _counts(hands[pid], f)

@@ -52,7 +52,8 @@ class Answer(BaseModel):
     """Base of response bodies: closed (every field the server sends is published; a new one is
     a deliberate change of the documents)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: built on first use, not by ``import app`` (cold start); same validation
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class EventOut(Answer):

@@ -26,6 +26,7 @@ from chalicelib.engine.systems import SYSTEMS, rule_system
 PUBLIC = {
     "w": "classic: the room's wildcard chance (a public setting)",
     "o": "classic: opponent counters per player, from completed reveals",
+    "oc": "classic: per player, openings revealed and how many their own dice covered",
     "pe": "perudo: opponent counters per player, from completed reveals",
     "pk": "poker: readings of claimants and answerers, from reveals and public claim chances",
 }

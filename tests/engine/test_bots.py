@@ -562,3 +562,59 @@ def test_kept_costs_on_the_bid_face_follow_the_bidders_habits() -> None:
         kept = scoring(view, bluffer)
         clear_bot_caches()
         assert scoring(view, bluffer) == kept
+
+
+def test_observe_counts_whether_each_opening_was_covered_by_the_openers_dice() -> None:
+    memory: dict[str, Any] = {"w": 0}
+    # p1 opens two 3s holding one 3: not covered; p2 opens two 5s holding two: covered
+    observe(
+        memory, reveal([("p1", [3, 4, 6], [(2, 3)]), ("p2", [1, 2], [])], Bid("p1", 2, 3), "p2")
+    )
+    observe(
+        memory, reveal([("p1", [3, 4, 6], []), ("p2", [5, 5], [(2, 5)])], Bid("p2", 2, 5), "p1")
+    )
+    assert memory["oc"] == {"p1": [1, 0], "p2": [1, 1]}
+    assert bot_model.opening_cover(memory, "p2") > bot_model.opening_cover({}, "p2")
+    assert bot_model.opening_cover(memory, "p1") < bot_model.opening_cover({}, "p1")
+
+
+def test_the_opening_cover_is_bounded_and_recent_habits_weigh_more() -> None:
+    memory: dict[str, Any] = {"w": 0}
+    covered = reveal([("p1", [3, 3, 6], [(2, 3)]), ("p2", [1, 2], [])], Bid("p1", 2, 3), "p2")
+    air = reveal([("p1", [1, 4, 6], [(2, 3)]), ("p2", [1, 2], [])], Bid("p1", 2, 3), "p2")
+    for _ in range(200):
+        observe(memory, covered)
+    assert 0.8 < bot_model.opening_cover(memory, "p1") <= bot_model.MAX_COVER
+    assert max(memory["oc"]["p1"]) <= bot_model.COVER_DECAY_AT + 1
+    for _ in range(12):  # a player who switches style is read anew within a dozen openings
+        observe(memory, air)
+    assert bot_model.opening_cover(memory, "p1") < 0.5
+
+
+def test_strong_believes_an_opening_from_a_player_whose_openings_were_covered() -> None:
+    # heads-up 3 v 3 at 10 %: the opener's "two 5s" needs two of their three dice; from a player
+    # whose openings were covered by their own dice that is likely, from one who opens on air
+    # it is not
+    hands = [[6, 4, 1], [6, 5, 5]]
+    covers = {"w": 10, "oc": {"p2": [12, 12]}}
+    on_air = {"w": 10, "oc": {"p2": [12, 0]}}
+    room = table(hands, current=(1, 2, 5), to_act=0)
+    assert decide(room, "strong", covers)["type"] == "bid"
+    assert decide(room, "strong", on_air)["type"] == "liar"
+    # the read is of openings only: the same bid later in the round is read as before
+    assert room.game is not None
+    room.game.round_bids = [Bid("p2", 1, 2), Bid("p1", 1, 3), Bid("p2", 2, 5)]
+    assert decide(room, "strong", covers) == decide(room, "strong", on_air)
+
+
+def test_the_opening_exploiters_open_on_air_and_the_switcher_only_late() -> None:
+    # bench-only: air-opener always opens on a face it holds none of; switch-opener opens with
+    # what it holds while more than SWITCH_AT dice are in play
+    hands = [[2, 2, 5, 5, 5], [1, 3, 4, 6, 6]]
+    room = table(hands, wildcard=0)
+    opening = decide(room, "air-opener")
+    assert (opening["type"], opening["quantity"], opening["face"]) == ("bid", 4, 6)
+    assert decide(room, "switch-opener")["face"] == 5  # naive: its best face
+    late = table([[2, 5, 5], [1, 3, 4, 6]], wildcard=0)
+    assert decide(late, "switch-opener")["face"] == 6
+    assert decide(late, "switch-opener")["quantity"] == 3

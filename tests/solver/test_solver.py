@@ -130,3 +130,25 @@ def test_a_uniform_strategy_is_far_from_equilibrium() -> None:
     expl = tree.exploitability(uniform)
     assert expl > 0.3
     assert evaluate(uniform.edge, uniform.call, 0) == pytest.approx(tree.best_response(0, uniform))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_restricted_nash_response_trades_safety_for_exploiting_its_model(seat: int) -> None:
+    # the model: a player who plays uniformly at random; at p = 1 the response is a best
+    # response to it, at p = 0 an equilibrium, and in between it gains on the model against
+    # the equilibrium while conceding less to a best responder than the best response does
+    tree = cfr.Tree(games.openspiel(1, 1))
+    n = tree.N
+    model = tree.regret_match(np.zeros((n, tree.H)), np.zeros((n, tree.H)))
+    other = 1 - seat
+    value = -7 / 258 if seat == 0 else 7 / 258
+    out = {}
+    for p in (0.0, 0.5, 1.0):
+        _, avg = cfr.solve_restricted(games.openspiel(1, 1), 400, seat, model, p)
+        against_model = tree.value(tree.combine(avg, model, seat), seat)
+        conceded = tree.best_response(other, avg) + value
+        out[p] = (against_model, conceded)
+    assert out[1.0][0] == pytest.approx(tree.best_response(seat, model), abs=2e-3)
+    assert out[0.0][1] == pytest.approx(0, abs=3e-3)
+    assert out[0.0][0] + 0.05 < out[0.5][0] < out[1.0][0] + 1e-6
+    assert out[0.5][1] < out[1.0][1] - 0.05

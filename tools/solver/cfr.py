@@ -123,6 +123,11 @@ class Tree:
         """Counterfactual value for ``player`` of the call at every node, per own hand."""
         other = 1 - player
         rc = reach_other * np.where((self.mover == other)[:, None], sigma.call, 1.0)
+        return self.call_values_rc(player, rc)
+
+    def call_values_rc(self, player: int, rc: np.ndarray) -> np.ndarray:
+        """``call_values`` from the other player's reach of every call (its reach times its
+        chance of calling where it moves, 1 where ``player`` moves)."""
         cv = np.zeros((self.N, self.H), self.dtype)
         for b in self.blocks():
             lo, hi = 1 << b, 2 << b
@@ -174,6 +179,15 @@ class Tree:
         cv = self.call_values(player, r, sigma)
         v = self.values(player, sigma, cv)
         return float(self.p[player] @ v[0])
+
+    def combine(self, mine: Strategy, theirs: Strategy, seat: int) -> Strategy:
+        """``seat``'s part of ``mine`` with the other seat's part of ``theirs``."""
+        par_mover = np.empty(self.N, np.int8)
+        par_mover[0] = -1
+        par_mover[1:] = 1 - self.mover[1:]
+        edge = np.where((par_mover == seat)[:, None], mine.edge, theirs.edge)
+        call = np.where((self.mover == seat)[:, None], mine.call, theirs.call)
+        return Strategy(edge, call)
 
     def exploitability(self, sigma: Strategy) -> float:
         """Mean of both best-response gains over the game value (utility units, ±1 payoffs)."""
@@ -238,6 +252,80 @@ def solve(
             print(
                 f"{game.name} t={t} expl={tree.exploitability(avg):.6f} "
                 f"v0={tree.value(avg):.6f} ({time.time() - start:.1f}s)",
+                flush=True,
+            )
+    return tree, normalise(tree, s_edge, s_call)
+
+
+def solve_restricted(
+    game: Game,
+    iterations: int,
+    seat: int,
+    model: Strategy,
+    p: float,
+    *,
+    dtype: type = np.float64,
+    log_every: int = 0,
+) -> tuple[Tree, Strategy]:
+    """A restricted Nash response for ``seat`` (Johanson et al., 2007): CFR+ in the game where
+    the other player plays ``model`` with probability ``p`` (chosen once, before the deal,
+    unseen) and anything else otherwise. ``seat``'s part of the returned average strategy
+    exploits ``model`` as far as it can while conceding as little as the weight ``p`` asks:
+    at ``p = 0`` it is an equilibrium, at ``p = 1`` a best response to the model. The other
+    seat's part is the free player's average (not meant to be played)."""
+    tree = Tree(game, dtype)
+    n, h = tree.N, tree.H
+    other = 1 - seat
+    r_edge = np.zeros((n, h), dtype)
+    r_call = np.zeros((n, h), dtype)
+    s_edge = np.zeros((n, h), dtype)
+    s_call = np.zeros((n, h), dtype)
+    # the model's part of the counterfactual reach: its reach times its call where it moves
+    model_rc = tree.reach(model, other) * np.where((tree.mover == other)[:, None], model.call, 1.0)
+    mover_is = [(tree.mover == i)[:, None] for i in (0, 1)]
+    par_mover = np.empty(n, np.int8)
+    par_mover[0] = -1
+    par_mover[1:] = 1 - tree.mover[1:]
+    edge_is = [(par_mover == i)[:, None] for i in (0, 1)]
+    edge_allowed = np.ones(n, bool)
+    edge_allowed[0] = False
+    for b in range(tree.B):
+        if not game.opening[b]:
+            edge_allowed[1 << b] = False
+    start = time.time()
+    for t in range(1, iterations + 1):
+        for i in (0, 1):
+            sigma = tree.regret_match(r_edge, r_call)
+            if i == seat:
+                free_rc = tree.reach(sigma, other) * np.where(mover_is[other], sigma.call, 1.0)
+                cv = tree.call_values_rc(i, p * model_rc + (1 - p) * free_rc)
+            else:
+                cv = tree.call_values(i, tree.reach(sigma, seat), sigma)
+            v = tree.values(i, sigma, cv)
+            parent_v = np.empty_like(v)
+            for b in range(tree.B):
+                lo, hi = 1 << b, 2 << b
+                parent_v[lo:hi] = v[: hi - lo]
+            upd = edge_is[i] & edge_allowed[:, None]
+            r_edge += np.where(upd, v - parent_v, 0.0)
+            np.maximum(r_edge, 0, out=r_edge)
+            callable_ = mover_is[i].copy()
+            callable_[0] = False
+            r_call += np.where(callable_, cv - v, 0.0)
+            np.maximum(r_call, 0, out=r_call)
+            own = tree.reach(sigma, i)
+            parent_own = np.empty_like(own)
+            parent_own[0] = 0
+            for b in range(tree.B):
+                lo, hi = 1 << b, 2 << b
+                parent_own[lo:hi] = own[: hi - lo]
+            s_edge += np.where(edge_is[i], t * parent_own * sigma.edge, 0.0)
+            s_call += np.where(callable_, t * own * sigma.call, 0.0)
+        if log_every and t % log_every == 0:
+            avg = normalise(tree, s_edge, s_call)
+            print(
+                f"{game.name} seat {seat} p={p} t={t} "
+                f"br={tree.best_response(other, avg):.6f} ({time.time() - start:.1f}s)",
                 flush=True,
             )
     return tree, normalise(tree, s_edge, s_call)

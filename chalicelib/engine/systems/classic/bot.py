@@ -22,9 +22,8 @@ how each level plays; the levels are:
 - ``easy``: the plain binomial estimate from its own dice only, a gullible calling threshold
   and random plausible raises: beatable, still sensible.
 
-Bench-only levels (``random``, ``naive``, ``binomial``, see ``bot_baselines``) are dispatched
-here too so the benchmark can play them through the real engine; the API only offers
-``easy`` and ``strong``.
+Bench-only levels (``bot_baselines``) are dispatched here too so the benchmark plays them
+through the real engine; the API offers ``easy``, ``medium`` and ``strong`` only.
 """
 
 from __future__ import annotations
@@ -39,10 +38,10 @@ from ...bot_model import (
     CALL_BINS,
     DEFAULT_CALL_RATE,
     Seat,
-    bidder_pmf,
     call_rates,
     legal_raises,
     lowest_raise,
+    opening_pmf,
     pmf,
     read_view,
     tail_at,
@@ -359,8 +358,8 @@ class _Beliefs:
         bidder = seat.bidder
         if bidder is not None and bidder != seat.me and bidder in seat.counts:
             n_b = seat.counts[bidder]
-            dist = bidder_pmf(memory, bidder, n_b, p)
             assert seat.current is not None  # a bidder made the current bid
+            dist = opening_pmf(memory, bidder, n_b, p, seat.current[0] if seat.opening else 0)
             self.lean_face = seat.current[1]
             if bidder == seat.next_id:
                 self.lean_next = dist
@@ -554,6 +553,8 @@ _BASELINES: dict[str, Callable[[Seat, Roller], Action]] = {
     "always-call": lambda seat, roller: bot_baselines.always_call(seat),
     "always-bluff": lambda seat, roller: bot_baselines.always_bluff(seat),
     "honest-reader": lambda seat, roller: bot_baselines.honest_reader(seat),
+    "air-opener": lambda seat, roller: bot_baselines.air_opener(seat),
+    "switch-opener": lambda seat, roller: bot_baselines.air_opener(seat, bot_baselines.SWITCH_AT),
 }
 
 

@@ -102,6 +102,26 @@ def always_bluff(seat: Seat) -> Action:
     return _bid(seat, quantity, weakest)
 
 
+SWITCH_AT = 8
+"""``switch-opener`` opens on air once this many dice or fewer are in play."""
+
+
+def air_opener(seat: Seat, switch_at: int | None = None) -> Action:
+    """Open on air: one more than its best count, on a face it holds none of; else naive.
+
+    It exploits a bot that believes openings (the strong bot's opening read). With
+    ``switch_at`` it first opens like naive (with what it holds) and opens on air only once
+    ``switch_at`` dice or fewer are in play: it teaches the bot that its openings are covered,
+    then switches (``switch-opener``).
+    """
+    if seat.current is None and (switch_at is None or seat.total <= switch_at):
+        empty = [f for f in range(1, 7) if seat.mine[f] == 0]
+        if empty:
+            quantity = min(seat.total, max(seat.mine[1:]) + 1)
+            return _bid(seat, quantity, empty[-1])
+    return naive(seat)
+
+
 def honest_reader(seat: Seat) -> Action:
     """Believe the current bid and bid the face it implies; call only what it cannot believe.
 

@@ -10,7 +10,6 @@ from ...dice import Roller, roll
 from ...errors import IllegalBid, InvalidAction
 from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import Bid, Player, Reveal
-from . import bot
 
 
 def total_dice(room: Table) -> int:
@@ -110,10 +109,14 @@ class ClassicRules(BiddingRules):
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
         """Delegate to the classic bot policies."""
+        from . import bot  # on the first bot move: not with the app's import
+
         return bot.decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """Feed a completed reveal to the bots' opponent model."""
+        from . import bot  # at the first reveal, not with the app's import
+
         bot.observe(memory, reveal)
 
 

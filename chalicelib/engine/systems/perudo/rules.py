@@ -34,7 +34,7 @@ from ...errors import Conflict, InvalidAction, NoBidToChallenge
 from ...events import BidPlaced, LiarCalled
 from ...rules import BiddingRules, Table, TurnOutcome, bid_of, current_bid
 from ...state import Bid, Call, Die, Player, Reveal, RevealRow
-from . import bot, moves
+from . import moves
 from .actions import CalzaAction
 from .commands import CallCalza
 from .events import CalzaCalled
@@ -292,10 +292,14 @@ class PerudoRules(BiddingRules):
         self, view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller
     ) -> dict[str, Any]:
         """Delegate to the Perudo bots (``bot``)."""
+        from . import bot  # on the first bot move: not with the app's import
+
         return bot.decide(view, level, memory, roller)
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """Let the Perudo bots learn from a completed reveal."""
+        from . import bot  # at the first reveal, not with the app's import
+
         bot.observe(memory, reveal)
 
 

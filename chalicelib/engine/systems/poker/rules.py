@@ -48,7 +48,6 @@ from ...errors import IllegalBid, InvalidAction, WrongPhase
 from ...events import BidPlaced, LiarCalled, Move
 from ...rules import RoomSettings, Table, TurnOutcome
 from ...state import Call, Die, Player, Reveal, RevealRow
-from . import bot
 from .actions import AcceptAction, ClaimAction, RerollAction, StopAction
 from .commands import AcceptClaim, MakeClaim, RerollDice, StopRolling
 from .events import ClaimAccepted, DiceRerolled, RollsStopped
@@ -132,7 +131,8 @@ class PokerRules:
         {"lives": (1, 2, 3, 4, 5), "dogs_life": (False, True)}
     )
     setting_defaults: Mapping[str, Any] = MappingProxyType({"lives": 3, "dogs_life": False})
-    bot_notes: tuple[str, ...] = bot.NOTES
+    bot_notes: tuple[str, ...] = ("pc", "pq", "pr", "pa")
+    """The strong bot's own notes (``bot.NOTES``, spelt out so the bots load lazily)."""
     quickplay_seats: int = 2
     """A duel of passed cups and lives plays best head to head."""
 
@@ -454,6 +454,8 @@ class PokerRules:
 
     def observe(self, memory: dict[str, Any], reveal: Reveal) -> None:
         """The strong bot learns how often each player's challenged claims were true."""
+        from . import bot  # at the first reveal, not with the app's import
+
         bot.observe(memory, reveal)
 
     def counted(self, bid: Call, dice: list[Die], extra: Mapping[str, Any]) -> list[bool]:
@@ -468,6 +470,8 @@ def decide(
     memory: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A poker bot's action, from its own player view (``bot``)."""
+    from . import bot  # on the first bot move: not with the app's import
+
     return bot.decide(view, level, roller, memory)
 
 

@@ -30,7 +30,6 @@ from ...dice import Roller
 from ...errors import Conflict, IllegalBid, InvalidAction
 from ...rules import BiddingRules, Table, bid_of, current_bid, reveal_rows
 from ...state import WILD, Bid, Player, Reveal, decode_dice, encode_dice
-from . import bot
 from .track import FACES, STAR_FACE, is_raise
 from .wire import WIRE
 
@@ -212,6 +211,8 @@ def decide(
     roller: Roller | None = None,
 ) -> dict[str, Any]:
     """A Wild Stars bot's action from its own player view (``bot``)."""
+    from . import bot  # on the first bot move: not with the app's import
+
     return bot.decide(view, level, memory, roller)
 
 
