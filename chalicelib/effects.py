@@ -17,21 +17,27 @@ hands the list to ``run``, the one executor (ARCHITECTURE.md decision 6):
 - The wake-up is created before the previous version's is deleted (``schedule_next``), so a
   failure in between leaves a wake-up too many, never one too few; a room read without a write
   gets its wake-up repaired (``RepairWakeUp``, ``ensure_wake_up``).
+- Pushes (``Publish``, ``PublishChat``, ``PushToUser``) may wait until the request is answered:
+  a server that can answer first and push after (the local server's handler threads) runs the
+  request inside ``pushes_after_answer`` and runs the pushes it collects once the answer is on
+  its way. Lambda answers when the handler returns, so there they run in place, as planned.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib import observability, wire
 from chalicelib.engine import game as game_flow
 from chalicelib.engine.model import Room, Status
-from chalicelib.engine.views import events_for
+from chalicelib.engine.views import events_for, sees_as_spectator
 from chalicelib.notify import Notify, your_turn
 from chalicelib.ports import Clock, Notifier, PushNotifier, Store, Timers
 from chalicelib.retry import with_backoff
@@ -296,17 +302,65 @@ def run(deps: Deps, effects: Iterable[Effect]) -> None:
             _run_push_or_timer(deps, effect)
 
 
-def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
-    if isinstance(effect, Observe):
-        try:
-            observability.room_committed(effect.room, effect.version, list(effect.events))
-        except Exception:
-            log.exception("recording the change of room %s failed", effect.room.id)
-    elif isinstance(effect, Publish):
+_after_answer = threading.local()
+"""The pushes waiting for this thread's answer (``pushes_after_answer``), if it collects them."""
+
+PushJob = Callable[[], None]
+
+
+@contextlib.contextmanager
+def pushes_after_answer() -> Iterator[list[PushJob]]:
+    """Collect the pushes of the changes committed in this thread inside the block, instead of
+    running them in place; the caller runs each (in order, once the answer is sent) after.
+
+    A push job never raises (a failure is logged, as in place). Pushes of one room keep their
+    order per connection however late they run: each names its room version, and the
+    notifier holds a version that arrives before the one it follows (``ports.OrderedNotifier``).
+    """
+    outer = getattr(_after_answer, "jobs", None)
+    jobs: list[PushJob] = []
+    _after_answer.jobs = jobs
+    try:
+        yield jobs
+    finally:
+        _after_answer.jobs = outer
+
+
+def _push(deps: Deps, effect: Effect) -> None:
+    """Run one push effect now, or after the answer when this thread collects them."""
+    jobs: list[PushJob] | None = getattr(_after_answer, "jobs", None)
+    if jobs is None:
+        _run_push(deps, effect)
+    else:
+        jobs.append(functools.partial(_run_push, deps, effect))
+
+
+def _run_push(deps: Deps, effect: Effect) -> None:
+    if isinstance(effect, Publish):
         try:
             publish(effect.room, effect.version, list(effect.events), deps=deps)
         except Exception:
             log.exception("push for room %s failed", effect.room.id)
+    elif isinstance(effect, PublishChat):
+        try:
+            publish_chat(effect.room_id, effect.message, deps=deps)
+        except Exception:
+            log.exception("chat push for room %s failed", effect.room_id)
+    elif isinstance(effect, PushToUser):
+        try:
+            push_to_channel(effect.channel, effect.message, deps=deps)
+        except Exception:
+            log.exception("push to %s failed", effect.channel)
+
+
+def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
+    if isinstance(effect, Publish | PublishChat | PushToUser):
+        _push(deps, effect)
+    elif isinstance(effect, Observe):
+        try:
+            observability.room_committed(effect.room, effect.version, list(effect.events))
+        except Exception:
+            log.exception("recording the change of room %s failed", effect.room.id)
     elif isinstance(effect, WakeUp):
         try:
             schedule_next(effect.room, effect.version, deps=deps)
@@ -320,16 +374,6 @@ def _run_push_or_timer(deps: Deps, effect: Effect) -> None:
             log.exception(
                 "repairing the wake-up of room %s v%s failed", effect.room.id, effect.version
             )
-    elif isinstance(effect, PublishChat):
-        try:
-            publish_chat(effect.room_id, effect.message, deps=deps)
-        except Exception:
-            log.exception("chat push for room %s failed", effect.room_id)
-    elif isinstance(effect, PushToUser):
-        try:
-            push_to_channel(effect.channel, effect.message, deps=deps)
-        except Exception:
-            log.exception("push to %s failed", effect.channel)
 
 
 def _notify(deps: Deps, effect: Notify) -> None:
@@ -374,12 +418,20 @@ Build = Callable[[str | None, bool], tuple[JsonDict, str | None]]
 ``wire.push_text``."""
 
 
-def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None) -> int:
+def _fan_out(
+    deps: Deps,
+    room_id: str,
+    build: Build,
+    version: int | None = None,
+    viewer: Callable[[str | None], str | None] | None = None,
+) -> int:
     """Send each subscriber of ``room_id`` the message built for its user; prune gone ones.
 
-    A message is built once per distinct viewer (every spectator gets the same one) and, for a
-    notifier that takes text (``ports.TextNotifier``), encoded once too. A room push names its
-    ``version``, so a notifier that keeps a room's order (``ports.OrderedNotifier``) can.
+    A message is built once per distinct viewer and, for a notifier that takes text
+    (``ports.TextNotifier``), encoded once too: ``viewer`` maps a user to the one whose
+    message they get (None: every spectator, and every watcher who sees what spectators
+    see, shares one). A room push names its ``version``, so a notifier that keeps a room's
+    order (``ports.OrderedNotifier``) can.
     """
     delivered = 0
     built: dict[str | None, tuple[JsonDict, str | None]] = {}
@@ -393,8 +445,9 @@ def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None)
 
         send_text = send_ordered
     watchers = with_backoff(lambda: deps.store.subscribers(room_id), what="subscribers")
-    for connection_id, user_id in watchers:
+    for connection_id, watcher in watchers:
         try:
+            user_id = watcher if viewer is None else viewer(watcher)
             if user_id not in built:
                 built[user_id] = build(user_id, send_text is not None)
             message, text = built[user_id]
@@ -420,15 +473,18 @@ def _fan_out(deps: Deps, room_id: str, build: Build, version: int | None = None)
 def publish(room: Room, version: int, events: list[Event], *, deps: Deps) -> int:
     """Push every subscriber its own viewer's room view and the events; the number delivered."""
     shown = events_for(room, events, version)
-    now = deps.clock.now_ms()
+    view_of = wire.views(room, version, deps.clock.now_ms())
 
     def build(user_id: str | None, as_text: bool) -> tuple[JsonDict, str | None]:
-        view = wire.view(room, version, user_id, now)
+        view = view_of(user_id)
         if as_text:
             return wire.room_push(view, shown)
         return wire.room_message(view, shown), None
 
-    return _fan_out(deps, room.id, build, version)
+    def viewer(user_id: str | None) -> str | None:
+        return None if sees_as_spectator(room, user_id) else user_id
+
+    return _fan_out(deps, room.id, build, version, viewer)
 
 
 def publish_chat(room_id: str, message: JsonDict, *, deps: Deps) -> int:

@@ -12,13 +12,13 @@ store, no clock, no handler.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
 from chalicelib.engine.model import Room
-from chalicelib.engine.views import iso, room_view
+from chalicelib.engine.views import iso, room_view, room_views
 from chalicelib.ports import ChatMessage, PlayerStats, UserRecord
 
 JsonDict = dict[str, Any]
@@ -42,6 +42,21 @@ def view(room: Room, version: int, user_id: str | None, now: int | None = None) 
     if now is not None:
         out["server_time"] = now
     return out
+
+
+def views(room: Room, version: int, now: int | None = None) -> Callable[[str | None], JsonDict]:
+    """``view`` for many viewers of one room version (``engine.views.room_views``: the parts
+    every viewer sees alike are built once and shared; nobody may change them)."""
+    of = room_views(room)
+
+    def view_of(user_id: str | None) -> JsonDict:
+        out = of(user_id)
+        out["version"] = version
+        if now is not None:
+            out["server_time"] = now
+        return out
+
+    return view_of
 
 
 # --- what the store keeps, as clients see it -----------------------------------------------------

@@ -35,6 +35,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from liars_local.profiling import profiled
+
 log = logging.getLogger(__name__)
 
 HEADER = struct.Struct(">BI")
@@ -238,6 +240,10 @@ class PushChannel:
             self._spawn(self._read_forever, "liars-dice-channel-peer", stream)
 
     def _read_forever(self, stream: socket.socket) -> None:
+        with profiled():
+            self._read_stream(stream)
+
+    def _read_stream(self, stream: socket.socket) -> None:
         reader = stream.makefile("rb")
         try:
             while True:

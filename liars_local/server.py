@@ -70,6 +70,7 @@ from liars_local.guard import (
 )
 from liars_local.notifier import LocalNotifier
 from liars_local.outage import restart_lapsed_deadline
+from liars_local.profiling import profiled
 from liars_local.push import load_or_create_vapid_secret
 from liars_local.thread_pool import SQLITE_WORKER_THREADS, WORKER_THREADS
 from liars_local.timers import LocalTimers
@@ -390,7 +391,8 @@ class LocalServer:
         if running is None:
             raise RuntimeError("call prepare() first")
         try:
-            running.server.run(sockets=[running.sock])
+            with profiled("event-loop"):
+                running.server.run(sockets=[running.sock])
         finally:
             self._running = None
             self._stack.close()

@@ -13,6 +13,11 @@ through ``anyio.to_thread.run_sync`` with a ``CapacityLimiter`` of the same size
 these threads, served at server CPU per action x1.20 and x1.19 and p50 x1.17 and x1.14 in
 two runs; the split with these threads measured CPU per action x1.00 to x1.09 and p50 x0.90
 to x1.17 in three runs of the same command (the noise of the shared machine).
+
+A request's pushes wait for its answer (issue 32): each call runs inside
+``effects.pushes_after_answer``; its answer goes back to the loop first, then the thread runs
+the pushes it collected (rendering a view per kind of watcher and sending it), so an action's
+answer no longer waits for its fan-out.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ import queue
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from chalicelib import effects
+from liars_local.profiling import profiled
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +85,10 @@ class HandlerThreads:
             thread.join()
 
     def _work(self) -> None:
+        with profiled():
+            self._serve()
+
+    def _serve(self) -> None:
         jobs = self._jobs
         while True:
             job = jobs.get()
@@ -87,13 +99,22 @@ class HandlerThreads:
             if future.cancelled():  # its caller stopped waiting before it started
                 continue
             outcome: tuple[Callable[[asyncio.Future[Any], Any], None], Any, Any]
-            try:
-                outcome = (_set_result, future, fn(*args))
-            except BaseException as exc:  # handed to the caller, as an executor does
-                outcome = (_set_exception, future, exc)
+            with effects.pushes_after_answer() as pushes:
+                try:
+                    outcome = (_set_result, future, fn(*args))
+                except BaseException as exc:  # handed to the caller, as an executor does
+                    outcome = (_set_exception, future, exc)
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for it
                 loop.call_soon_threadsafe(*outcome)
             del outcome, future, fn, args, loop
+            # the loop's thread takes the GIL to send the answer at the fan-out's first store
+            # read (a SQLite call lets it go)
+            for push in pushes:
+                try:
+                    push()  # logs its own failure (``effects``); this thread must live on
+                except Exception:
+                    log.exception("a push after the answer failed")
+            del pushes
 
 
 def _set_result(future: asyncio.Future[Any], result: Any) -> None:

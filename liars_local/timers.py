@@ -18,6 +18,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from liars_local.profiling import profiled
+
 log = logging.getLogger(__name__)
 
 Fire = Callable[[str, int], None]
@@ -139,6 +141,10 @@ class LocalTimers:
             return None
 
     def _run(self) -> None:
+        with profiled():
+            self._serve()
+
+    def _serve(self) -> None:
         while True:
             due = self._next_due()
             if due is None:

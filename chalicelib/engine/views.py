@@ -8,6 +8,7 @@ made it (a bot's view adds them: ``bot_view``). Revealed hands appear only in re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -125,9 +126,55 @@ def room_view(
     room: Room, *, user_id: str | None = None, player_id: str | None = None
 ) -> dict[str, Any]:
     """The room as seen by a user (``user_id``), a seat (``player_id``: bots) or a spectator."""
+    rules = rule_system(room.settings.rules)
+    return _view(room, rules, user_id, player_id, _Parts.of(room, rules))
+
+
+def room_views(room: Room) -> Callable[[str | None], dict[str, Any]]:
+    """``room_view(room, user_id=...)`` for many viewers of one room as it is now.
+
+    What no viewer changes (the players, the game, the results) is built once and shared by
+    every view it returns (each view's own dict is new; its shared parts must not be changed):
+    a push renders the room for each of its watchers (``effects.publish``).
+    """
+    rules = rule_system(room.settings.rules)
+    parts = _Parts.of(room, rules)
+    return lambda user_id: _view(room, rules, user_id, None, parts)
+
+
+class _Parts:
+    """The parts of a room's view that are the same for every viewer."""
+
+    __slots__ = ("game", "players", "results", "settings")
+
+    def __init__(
+        self,
+        settings: dict[str, Any],
+        players: list[dict[str, Any]],
+        game: dict[str, Any] | None,
+        results: dict[str, Any] | None,
+    ) -> None:
+        self.settings = settings
+        self.players = players
+        self.game = game
+        self.results = results
+
+    @classmethod
+    def of(cls, room: Room, rules: RuleSystem) -> _Parts:
+        return cls(
+            room.settings.public(),
+            [_player_out(p, i) for i, p in enumerate(room.players)],
+            _game_view(room, rules),
+            _results_view(room),
+        )
+
+
+def _view(
+    room: Room, rules: RuleSystem, user_id: str | None, player_id: str | None, parts: _Parts
+) -> dict[str, Any]:
     me_player = room.player(player_id) if player_id else room.player_of_user(user_id)
     is_host = me_player is not None and me_player.id == room.host_id
-    settings = room.settings.public()
+    settings = dict(parts.settings)
     if not is_host:
         # The passcode is visible only to the host.
         settings.pop("passcode", None)
@@ -137,7 +184,6 @@ def room_view(
             request = "pending"
         elif user_id in room.denied:
             request = "denied"
-    rules = rule_system(room.settings.rules)
     me: dict[str, Any] = {
         "player_id": me_player.id if me_player else None,
         "is_host": is_host,
@@ -155,15 +201,29 @@ def room_view(
         "recreated_from": room.recreated_from,
         "rated": room.rated,
         "settings": settings,
-        "players": [_player_out(p, i) for i, p in enumerate(room.players)],
+        "players": parts.players,
         "me": me,
-        "game": _game_view(room, rules),
-        "results": _results_view(room),
+        "game": parts.game,
+        "results": parts.results,
         "quickplay": room.quickplay,
     }
     if is_host:
         view["pending_requests"] = [dict(r) for r in room.pending]
     return view
+
+
+def sees_as_spectator(room: Room, user_id: str | None) -> bool:
+    """Whether ``room_view(room, user_id=user_id)`` is the signed-out spectator's view.
+
+    True for a signed-in watcher with no seat, no request to join (pending or denied) and no
+    invitation: ``me`` then says nothing of them, as it says nothing of a spectator. A push
+    fan-out renders and encodes that view once for all of them (``effects.publish``).
+    """
+    if user_id is None:
+        return True
+    if room.player_of_user(user_id) is not None or user_id in room.invited:
+        return False
+    return user_id not in room.denied and not any(r["user_id"] == user_id for r in room.pending)
 
 
 def _game_view(room: Room, rules: RuleSystem) -> dict[str, Any] | None:

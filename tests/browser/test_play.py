@@ -77,11 +77,23 @@ def test_guest_plays_a_whole_game_against_a_bot(server: LocalServer, browser: Br
         page.wait_for_selector(by_testid("bid-panel"))
         page.screenshot(path=str(OUTPUT / "game-start.png"), full_page=True)
         # Wide screens: bidding controls, player cards, metrics left to right; reveal below.
-        row = [
-            page.locator(by_testid(name)).bounding_box()
-            for name in ("bid-panel", "player-cards", "metrics")
-        ]
-        reveal = page.locator(by_testid("reveal")).bounding_box()
+        # measured in one step in the page, once all four are drawn (a push that re-renders
+        # the table between two separate measurements would leave one of them detached)
+        names = ["bid-panel", "player-cards", "metrics", "reveal"]
+        page.wait_for_function(
+            "(names) => names.every((n) => document.querySelector(`[data-testid='${n}']`))",
+            arg=names,
+        )
+        boxes = page.evaluate(
+            """(names) => names.map((n) => {
+                const node = document.querySelector(`[data-testid='${n}']`);
+                if (!node) return null;
+                const r = node.getBoundingClientRect();
+                return { x: r.x, y: r.y, width: r.width, height: r.height };
+            })""",
+            names,
+        )
+        row, reveal = boxes[:3], boxes[3]
         assert all(box is not None for box in row) and reveal is not None
         xs = [box["x"] for box in row if box is not None]
         assert xs == sorted(xs) and len(set(xs)) == 3
