@@ -55,10 +55,15 @@ def test_the_table_recovers_from_a_dropped_socket(server: LocalServer, browser: 
         guest_room_with_bots(page, server.url)
         page.wait_for_function(MY_TURN, timeout=20_000)
         # one move live, so that a bot's move is on the announcer when the socket drops
+        before = page.get_attribute(by_testid("game-screen"), "data-version")
         assert click_first_live(page, "bid-submit") == "bid-submit"
+        # my turn again after my move (a newer version: right after the click the old screen,
+        # still showing my turn, would pass this wait before the move was even sent)
         page.wait_for_function(
-            f"""() => ({MY_TURN})() && !document.querySelector(
+            f"""(before) => document.querySelector("[data-testid='game-screen']")
+                .dataset.version !== before && ({MY_TURN})() && !document.querySelector(
                 "[data-testid='announcement']").classList.contains('muted')""",
+            arg=before,
             timeout=20_000,
         )
         page.evaluate("window.__notReloaded = true")
