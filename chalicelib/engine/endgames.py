@@ -158,6 +158,22 @@ def policy(view: dict[str, Any], pattern: str) -> tuple[Spot, Weighted] | None:
     return spot, weights
 
 
+def play(view: dict[str, Any], pattern: str, level: str, roller: Any) -> dict[str, Any] | None:
+    """The action a bot of ``level`` plays from the table ``pattern`` names: strong draws from
+    the equilibrium weights, medium from their coarse copy; ``None`` for any other level or
+    outside the tables."""
+    if level not in ("strong", "medium"):
+        return None
+    found = policy(view, pattern)
+    if found is None:
+        return None
+    spot, weights = found
+    if level == "medium":
+        weights = coarse(weights)
+    turn = view["game"].get("turn") or {}
+    return action(spot, draw(weights, roller), int(turn.get("number", 0)))
+
+
 def coarse(weights: Weighted, step: int = 64) -> Weighted:
     """The medium bots' version: weights rounded to quarters (the likeliest kept if none is)."""
     out = [(a, (w + step // 2) // step) for a, w in weights]

@@ -564,17 +564,8 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
     The table ignores the opponent model, so what was learned cannot be steered there
     (``endgames``; docs/BOTS.md, "Endgame tables").
     """
-    if level not in ("strong", "medium"):
-        return None
     wild = int(view["settings"]["wildcard_chance"])
-    found = endgames.policy(view, f"classic-{{}}v{{}}-w{wild}")
-    if found is None:
-        return None
-    spot, weights = found
-    if level == "medium":
-        weights = endgames.coarse(weights)
-    turn = view["game"].get("turn") or {}
-    return endgames.action(spot, endgames.draw(weights, roller), int(turn.get("number", 0)))
+    return endgames.play(view, f"classic-{{}}v{{}}-w{wild}", level, roller)
 
 
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:

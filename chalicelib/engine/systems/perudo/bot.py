@@ -536,18 +536,9 @@ def endgame(view: dict[str, Any], level: str, roller: Roller) -> Action | None:
     The table ignores the opponent model, so what was learned cannot be steered there
     (``endgames``; docs/BOTS.md, "Endgame tables").
     """
-    if level not in ("strong", "medium"):
-        return None
     if ((view.get("game") or {}).get("table") or {}).get("palifico"):
         return None  # the tables are heads-up rounds, which are never palifico
-    found = endgames.policy(view, "perudo-{}v{}")
-    if found is None:
-        return None
-    spot, weights = found
-    if level == "medium":
-        weights = endgames.coarse(weights)
-    turn = view["game"].get("turn") or {}
-    return endgames.action(spot, endgames.draw(weights, roller), int(turn.get("number", 0)))
+    return endgames.play(view, "perudo-{}v{}", level, roller)
 
 
 def decide(view: dict[str, Any], level: str, memory: dict[str, Any], roller: Roller) -> Action:
