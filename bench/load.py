@@ -84,6 +84,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import websockets
 
@@ -420,7 +421,7 @@ class RoomRun:
     """Drives one room and collects its ``RoomRecord``."""
 
     def __init__(
-        self, cfg: Config, http: httpx.AsyncClient, plan: Plan, gauge: Gauge | None = None
+        self, cfg: Config, http: aiohttp.ClientSession, plan: Plan, gauge: Gauge | None = None
     ) -> None:
         self.cfg = cfg
         self.http = http
@@ -439,30 +440,43 @@ class RoomRun:
     ) -> tuple[int, Any, float, float]:
         """One request; 5xx answers are recorded. Returns status, JSON, sent and answered times."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            data: bytes | None = json.dumps(body).encode()
+        else:
+            data = None  # and no content type (a browser's ``fetch`` sends none either)
         self.step = f"{method} {path}"
         sent = time.perf_counter()
         try:
-            answer = await self.http.request(method, path, json=body, headers=headers)
-        except httpx.HTTPError as err:
+            async with self.http.request(
+                method,
+                self.cfg.base_url + path,
+                data=data,
+                headers=headers,
+                skip_auto_headers=NO_AUTO_CONTENT_TYPE,
+            ) as answer:
+                raw = await answer.read()
+                status = answer.status
+        except (aiohttp.ClientError, TimeoutError) as err:
             self.rec.server_errors.append(f"{method} {path}: {type(err).__name__} {err}")
             return 599, None, sent, time.perf_counter()
         answered = time.perf_counter()
         try:
-            data = answer.json()
+            data = json.loads(raw)
         except ValueError:
             data = None
-        if answer.status_code >= 500:
+        if status >= 500:
             self.rec.server_errors.append(
-                f"{method} {path}: {answer.status_code} {answer.text[:200]}"
+                f"{method} {path}: {status} {raw[:200].decode(errors='replace')}"
             )
-        elif answer.status_code >= 400:
+        elif status >= 400:
             code = (data or {}).get("error", {}).get("code", "?") if isinstance(data, dict) else "?"
-            self.rec.refused[f"{answer.status_code} {code}"] += 1
+            self.rec.refused[f"{status} {code}"] += 1
         if "/actions" in path:
             self.rec.latencies.append(answered - sent)
         else:
             self.rec.other_latencies.append(answered - sent)
-        return answer.status_code, data, sent, answered
+        return status, data, sent, answered
 
     async def write(self, kind: str, method: str, path: str, token: str, body: Any = None) -> Any:
         """A lobby change that must succeed; recorded as an accepted write."""
@@ -763,6 +777,10 @@ class Report:
     loop_lag_ms: list[float] = field(default_factory=list)
     """How late the client's event loop woke a ``LAG_PROBE_SECONDS`` sleep, each time: when
     it is large, the client's own turn is in its latencies, not only the server's."""
+    started: float = 0.0
+    """When the run began (``time.perf_counter``): the ramp is measured from here."""
+    ramp_seconds: float = 0.0
+    """How long the room starts were spread over."""
 
     @property
     def lost_updates(self) -> int:
@@ -787,16 +805,19 @@ async def run_load(cfg: Config, gauge: Gauge | None = None) -> Report:
     counts the open WebSocket connections meanwhile."""
     # idle connections are dropped well before the server's keep-alive timeout (uvicorn: 5 s),
     # so a request never races the server closing the connection it was sent on
-    limits = httpx.Limits(
-        max_connections=cfg.rooms * 2 + 10,
-        max_keepalive_connections=cfg.rooms * 2,
-        keepalive_expiry=2.0,
-    )
-    timeout = httpx.Timeout(cfg.request_timeout)
+    # aiohttp rather than httpx: with a thousand rooms, httpx's pool kept requests waiting
+    # seconds before they were sent while neither the server nor this loop was busy
+    # (docs/DECISIONS.md, issue 32). Idle connections are dropped well before the server's
+    # keep-alive timeout (uvicorn: 5 s), so a request never races the server closing the
+    # connection it was sent on.
+    connector = aiohttp.TCPConnector(limit=cfg.rooms * 2 + 10, keepalive_timeout=2.0)
+    timeout = aiohttp.ClientTimeout(total=cfg.request_timeout)
     started = time.perf_counter()
     lags: list[float] = []
     lag_probe = asyncio.create_task(probe_loop_lag(lags))
-    async with httpx.AsyncClient(base_url=cfg.base_url, limits=limits, timeout=timeout) as http:
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=timeout, cookie_jar=aiohttp.DummyCookieJar()
+    ) as http:
 
         async def one(index: int) -> RoomRecord:
             await asyncio.sleep(cfg.ramp_seconds * index / max(1, cfg.rooms))
@@ -808,7 +829,7 @@ async def run_load(cfg: Config, gauge: Gauge | None = None) -> Report:
             lag_probe.cancel()
     elapsed = time.perf_counter() - started
     problems = [p for rec in records for p in check_room(rec)]
-    return Report(list(records), problems, elapsed, lags)
+    return Report(list(records), problems, elapsed, lags, started, cfg.ramp_seconds)
 
 
 def push_delays(rec: RoomRecord) -> tuple[list[float], list[float]]:
@@ -869,11 +890,46 @@ def summary_lines(report: Report, cfg: Config) -> list[str]:
     ]
     if send_d:
         lines[4] += f" (n={len(send_d)}, mean after request {statistics.fmean(send_d):.1f} ms)"
+    lines.insert(4, ramp_line(report, actions))
     return lines
+
+
+BUSIEST_WINDOW_SECONDS = 10.0
+"""The window of the busiest-rate figure."""
+
+
+def ramp_line(report: Report, actions: list[Write]) -> str:
+    """Accepted actions' latency while rooms were still starting (sign-ups, room set-ups) and
+    after, and the busiest ``BUSIEST_WINDOW_SECONDS`` of accepted actions (by when they were
+    sent): what the server carried while every room played, not diluted by the ramp and the
+    last games' tail."""
+    ramp_end = report.started + report.ramp_seconds
+    during = [(w.answered - w.sent) * 1000 for w in actions if w.sent < ramp_end]
+    after = [(w.answered - w.sent) * 1000 for w in actions if w.sent >= ramp_end]
+    sent = sorted(w.sent for w in actions)
+    busiest, lo = 0, 0
+    for hi, at in enumerate(sent):
+        while at - sent[lo] > BUSIEST_WINDOW_SECONDS:
+            lo += 1
+        busiest = max(busiest, hi - lo + 1)
+
+    def figures(values: list[float]) -> str:
+        if not values:
+            return "none"
+        return f"p50 {percentile(values, 50):.1f} ms, p99 {percentile(values, 99):.1f} ms (n={len(values)})"
+
+    return (
+        f"accepted actions sent during the {report.ramp_seconds:.0f} s ramp: {figures(during)}; "
+        f"after it: {figures(after)}; busiest {BUSIEST_WINDOW_SECONDS:.0f} s: "
+        f"{busiest / BUSIEST_WINDOW_SECONDS:.1f} actions/s"
+    )
 
 
 # --- the server ---------------------------------------------------------------------------------
 
+NO_AUTO_CONTENT_TYPE = frozenset({"Content-Type"})
+"""Headers aiohttp must not add on its own: on a POST without a body it would send
+``Content-Type: application/octet-stream``, which the app refuses (415)."""
 LATENCY_TARGET_MS = 100.0
 """The action p99 a run must stay within (with nothing lost, no 5xx) to count as carried."""
 SAMPLE_SECONDS = 0.5
