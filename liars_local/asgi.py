@@ -385,6 +385,8 @@ class LocalApp:
         try:
             if method in _READS:
                 answer = await runner.in_reader_thread(handle)
+            elif path in _PASSWORD_PATHS:
+                answer = await runner.in_password_thread(handle)
             else:
                 answer = await runner.in_thread(handle)
         except LocalGatewayException as exc:
@@ -405,6 +407,8 @@ class LocalApp:
 _ROUTED_METHODS = frozenset(HTTP_METHODS)
 #: Methods whose requests write nothing: they run on the reader threads.
 _READS = frozenset(("GET", "HEAD", "OPTIONS"))
+#: Requests that hash a password: they run on threads of their own.
+_PASSWORD_PATHS = frozenset(("/auth/register", "/auth/login"))
 
 
 def build_app(

@@ -49,6 +49,10 @@ SQLITE_WORKER_THREADS = 2
 #: the writers' threads, so writers waiting on a stuck writer lock never starve ``/health``
 #: and reads (issue 30).
 READER_THREADS = 2
+#: Handler threads for the requests that hash a password (``AppRunner.in_password_thread``):
+#: argon2 leaves the GIL for tens of milliseconds, during which a writer's thread would serve
+#: nothing else (issue 32).
+PASSWORD_THREADS = 2
 
 
 class HandlerThreads:
