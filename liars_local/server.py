@@ -35,6 +35,7 @@ from chalice.app import Chalice
 
 from chalicelib.adapters.dynamo import DynamoStore
 from chalicelib.adapters.sqlite import SqliteStore
+from chalicelib.engine import endgames
 from chalicelib.ports import Store
 from liars_local.asgi import STATIC_DIR, AccessLog, build_app, print_access_log
 from liars_local.chalice_bridge import (
@@ -242,6 +243,7 @@ class LocalServer:
         )
         stack.callback(runner.close)
         preload_app_modules()
+        endgames.preload()  # the bots' tables, off the players' requests
         stack.enter_context(local_websocket_api(chalice_app, self.notifier))
         self.store = store = local_store(self.db_path)
         if isinstance(store, SqliteStore):

@@ -89,6 +89,26 @@ def table(name: str) -> Table | None:
     return _TABLES[name]
 
 
+def preload() -> int:
+    """Read every table of the package now; how many there are.
+
+    For a long-running server (``liars-dice serve``): every table is met within its first
+    games anyway, and read on first use it is read inside a player's request (163 ms of CPU
+    and 59 MB for all twelve, measured on the session's machine; the largest about 50 ms).
+    A Lambda cold start keeps reading only what it meets.
+    """
+    from importlib import resources
+
+    names = sorted(
+        entry.name.removesuffix(".bin")
+        for entry in (resources.files(__package__) / "endgames").iterdir()
+        if entry.name.endswith(".bin")
+    )
+    for name in names:
+        table(name)
+    return len(names)
+
+
 def _die(d: Any) -> int:
     return WILD if d == "*" else int(d)
 
