@@ -297,16 +297,7 @@ class AppRunner:
         run-vars) cost more of the server's CPU per request than the Chalice bridge did, and
         ``loop.run_in_executor`` still a good part of that (see ``HandlerThreads``).
         """
-        workers = self._workers
-        if workers is None:
-            with self._workers_lock:
-                if self._workers is None:
-                    self._workers = HandlerThreads(self.threads, "liars-dice-worker")
-                workers = self._workers
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        workers.submit(loop, future, fn, args)
-        return await future
+        return await self._run_on("_workers", self.threads, "liars-dice-worker", fn, args)
 
     async def in_reader_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """``in_thread``, on threads of their own for requests that write nothing (GET, HEAD).
@@ -316,16 +307,7 @@ class AppRunner:
         would wait too. Reads never take that lock, so on their own ``READER_THREADS`` they
         answer while writes queue.
         """
-        readers = self._readers
-        if readers is None:
-            with self._workers_lock:
-                if self._readers is None:
-                    self._readers = HandlerThreads(READER_THREADS, "liars-dice-reader")
-                readers = self._readers
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        readers.submit(loop, future, fn, args)
-        return await future
+        return await self._run_on("_readers", READER_THREADS, "liars-dice-reader", fn, args)
 
     async def in_password_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """``in_thread``, on threads of their own for the requests that hash a password
@@ -335,15 +317,22 @@ class AppRunner:
         changes queued behind (at a thousand rooms starting in 20 s, the actions' p99 was
         mostly that wait); here a hash waits only for other hashes.
         """
-        hashers = self._hashers
-        if hashers is None:
+        return await self._run_on("_hashers", PASSWORD_THREADS, "liars-dice-password", fn, args)
+
+    async def _run_on(
+        self, pool: str, threads: int, name: str, fn: Callable[..., T], args: tuple[Any, ...]
+    ) -> T:
+        """Run ``fn(*args)`` on the pool kept in attribute ``pool`` (started on first use)."""
+        workers: HandlerThreads | None = getattr(self, pool)
+        if workers is None:
             with self._workers_lock:
-                if self._hashers is None:
-                    self._hashers = HandlerThreads(PASSWORD_THREADS, "liars-dice-password")
-                hashers = self._hashers
+                workers = getattr(self, pool)
+                if workers is None:
+                    workers = HandlerThreads(threads, name)
+                    setattr(self, pool, workers)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        hashers.submit(loop, future, fn, args)
+        workers.submit(loop, future, fn, args)
         return await future
 
     def close(self) -> None:

@@ -17,58 +17,25 @@ from typing import Any
 
 import pytest
 
-from chalicelib import effects, wiring
-from chalicelib.adapters.fakes import FakeClock, FakeNotifier, FakeTimers
-from chalicelib.adapters.sqlite import SqliteStore
-from chalicelib.engine.dice import SeededRoller
+from chalicelib import effects
+from chalicelib.adapters.fakes import FakeNotifier
 from chalicelib.realtime import handle_message
-from chalicelib.settings import Settings
 from liars_local.notifier import LocalNotifier
 from liars_local.thread_pool import HandlerThreads
+from tests.local.push_support import FakeWebSocket, loop_in_thread, service_table
 from tests.service.conftest import Table
-
-
-class FakeWebSocket:
-    """What the writer task needs of a Starlette WebSocket: ``send_text``, recorded."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-        self.lock = threading.Lock()
-
-    async def send_text(self, text: str) -> None:
-        with self.lock:
-            self.texts.append(text)
-
-    def versions(self) -> list[int]:
-        with self.lock:
-            return [json.loads(t)["room"]["version"] for t in self.texts]
 
 
 @pytest.fixture
 def table() -> Iterator[Table]:
-    clock, timers = FakeClock(), FakeTimers()
-    store = SqliteStore(":memory:", clock=clock)
-    deps = wiring.Deps(store, FakeNotifier(), timers, clock, roller=SeededRoller(5))
-    yield Table(store, deps.notifier, timers, clock, deps, Settings())  # type: ignore[arg-type]
-    store.close()
+    with service_table(5) as made:
+        yield made
 
 
 @pytest.fixture
 def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    running = asyncio.new_event_loop()
-    thread = threading.Thread(target=running.run_forever, daemon=True)
-    thread.start()
-    yield running
-
-    async def cancel_writers() -> None:
-        for task in asyncio.all_tasks():
-            if task is not asyncio.current_task():
-                task.cancel()
-
-    asyncio.run_coroutine_threadsafe(cancel_writers(), running).result(5)
-    running.call_soon_threadsafe(running.stop)
-    thread.join(5)
-    running.close()
+    with loop_in_thread() as running:
+        yield running
 
 
 @pytest.fixture
